@@ -1,0 +1,1 @@
+"""Camera frames -> detected dice and cards with faces and colours. No game logic."""

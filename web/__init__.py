@@ -1,0 +1,1 @@
+"""The table session, the Flask dashboard and the ``tableref`` command line."""

@@ -1,0 +1,45 @@
+"""``tableref``: one command line, one module per subcommand.
+
+Each subcommand module exposes ``add_arguments(parser)`` and ``run(args) -> int``
+and is imported only when used, so ``tableref replay`` never loads OpenCV and
+``tableref read`` never loads Flask (and nothing here ever loads torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("web.serve_cmd", "run the table dashboard (camera or built-in demo source)"),
+    "replay": ("web.replay_cmd", "replay a game log and print the final state as JSON"),
+    "read": ("vision.read_cmd", "read the dice and cards in photos"),
+    "synth": ("vision.synth.cli", "render a synthetic labelled dataset of table scenes"),
+    "train": ("vision.train", "train the detector and face classifier, export ONNX"),
+    "eval": ("vision.evaluate", "score the reader on a labelled dataset"),
+    "bench": ("vision.bench", "benchmark the runtime reader"),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    top = argparse.ArgumentParser(prog="tableref", description="Computer-vision table referee for dice and card games.")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
+    for name, (module_name, help_text) in COMMANDS.items():
+        parser = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            module = importlib.import_module(module_name)
+            module.add_arguments(parser)
+            parser.set_defaults(_run=module.run)
+    args = top.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
