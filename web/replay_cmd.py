@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"cannot read {args.log}: {err}", None)
     try:
         doc = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:  # JSONDecodeError, or an int over the 4300-digit limit
         return _fail(f"not JSON: {err}", None)
     try:
         state = replay_json(doc)

@@ -1,0 +1,98 @@
+"""`tableref replay`: state JSON and exit 0, or {"error", "event"} and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from web.cli import main
+
+LOG = {
+    "format": "tableref-game/1",
+    "game": "liars-dice",
+    "options": {},
+    "players": ["Wanjin", "Saewoon", "Mina"],
+    "events": [
+        {"type": "start", "opener": "Wanjin"},
+        {"type": "bid", "player": "Wanjin", "quantity": 5, "face": "3"},
+        {"type": "challenge", "player": "Saewoon"},
+        {"type": "reveal", "dice": ["3"] * 4 + ["wheel"] * 3 + ["2", "4", "5", "6", "6", "2", "4", "5"]},
+    ],
+}
+
+
+def run_cli(tmp_path: Path, content: bytes | str, capsys) -> tuple[int, dict]:
+    path = tmp_path / "log.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    code = main(["replay", str(path)])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_rulebook_example_replays(tmp_path, capsys):
+    code, state = run_cli(tmp_path, json.dumps(LOG), capsys)
+    assert code == 0
+    assert state["rounds"][0]["actual"] == 7
+    assert state["rounds"][0]["loser"] == "Saewoon" and state["rounds"][0]["lost"] == 2
+    assert {p["name"]: p["dice"] for p in state["players"]}["Saewoon"] == 3
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not json",
+        b"\xff\xfe\x00garbage",
+        b"[1, 2, 3]",
+        b'{"format": "tableref-game/1", "game": "go", "players": ["A", "B"], "events": []}',
+        b'{"format": "tableref-game/1", "game": "doubt", "players": ["A"], "events": []}',
+        b'{"format": "tableref-game/1", "game": "pin456", "players": ["A", "A"], "events": []}',
+        b"[" * 100000,
+    ],
+)
+def test_malformed_files_exit_2_with_null_event(tmp_path, capsys, content):
+    code, out = run_cli(tmp_path, content, capsys)
+    assert code == 2
+    assert set(out) == {"error", "event"} and out["event"] is None and out["error"]
+
+
+def test_illegal_event_names_its_index(tmp_path, capsys):
+    bad = json.loads(json.dumps(LOG))
+    bad["events"][1]["player"] = "Saewoon"
+    code, out = run_cli(tmp_path, json.dumps(bad), capsys)
+    assert code == 2 and out["event"] == 1 and "Wanjin" in out["error"]
+
+
+def test_misread_reveal_is_an_error_not_a_verdict(tmp_path, capsys):
+    bad = json.loads(json.dumps(LOG))
+    bad["events"][3]["dice"] = bad["events"][3]["dice"][:-1]
+    code, out = run_cli(tmp_path, json.dumps(bad), capsys)
+    assert code == 2 and out["event"] == 3
+
+
+def test_missing_file(tmp_path, capsys):
+    assert main(["replay", str(tmp_path / "nope.json")]) == 2
+    assert json.loads(capsys.readouterr().out)["event"] is None
+
+
+def test_japanese_messages(tmp_path, capsys):
+    bad = json.loads(json.dumps(LOG))
+    bad["events"][1]["player"] = "Saewoon"
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    assert main(["replay", "--lang", "ja", str(path)]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert any(ord(ch) > 0x3000 for ch in out["error"])
+
+
+def test_console_script_prints_no_traceback(tmp_path):
+    path = tmp_path / "log.json"
+    path.write_text("{broken", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "web.cli", "replay", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert json.loads(proc.stdout)["event"] is None
