@@ -1,0 +1,61 @@
+"""The vision pipeline behind the dashboard's camera protocol (a still image, a fixed reader)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.detections import Detection, Reading
+from vision.pipeline import LivePipeline
+from web.camera import TableCamera
+from web.live import PipelineCamera, demo_specs
+
+
+class FixedReader:
+    info = {"name": "fixed-reader", "version": "test"}
+
+    def read(self, image: np.ndarray) -> Reading:
+        dice = tuple(Detection("die", face, "white", (20.0 + 60 * i, 40.0, 70.0 + 60 * i, 90.0), 0.95)
+                     for i, face in enumerate(["4", "wheel", "2"]))
+        return Reading(dice, int(image.shape[1]), int(image.shape[0]), 1.0)
+
+
+def test_pipeline_camera_settles_streams_and_reports(tmp_path: Path) -> None:
+    still = tmp_path / "table.png"
+    cv2.imwrite(str(still), np.full((240, 320, 3), 90, np.uint8))
+    camera = PipelineCamera(LivePipeline(str(still), FixedReader(), detect_fps=30, stream_fps=10))
+    assert isinstance(camera, TableCamera)
+    seen: list[tuple[str, dict[str, Any]]] = []
+    camera.subscribe(lambda kind, data: seen.append((kind, data)))
+    camera.start()
+    try:
+        settled = camera.settled_after(0.0, timeout=15)
+        assert settled is not None and settled.reading.faces() == ("4", "wheel", "2")
+        assert settled.jpeg is not None and settled.jpeg[:2] == b"\xff\xd8"
+        assert settled.at <= time.time()
+        assert ("camera", True) in [(k, d.get("online")) for k, d in seen]
+        assert any(k == "settled" and d["objects"] == 3 for k, d in seen)
+        status = camera.status()
+        assert status["online"] is True and status["source"]
+        assert camera.info()["reader"]["name"] == "fixed-reader"
+        chunk = next(iter(camera.mjpeg(10, 1)))
+        assert chunk.startswith(b"--frame\r\nContent-Type: image/jpeg")
+        # Asked after the scene settled, the camera reads the still scene again.
+        again = camera.settled_after(time.time(), timeout=15)
+        assert again is not None and again.seq > settled.seq
+        camera.expect("doubt", {})  # nothing the demo could show: no effect
+    finally:
+        camera.stop()
+
+
+def test_demo_specs_fit_the_table() -> None:
+    assert [s.design for s in demo_specs("liars-dice", {"dice_in_play": 4}, seed=0)] == ["liars"] * 4
+    assert len(demo_specs("nine-dice", {}, seed=0)) in (9, 10)
+    pins = demo_specs("pin456", {"declared": 2, "dice_left": {"pin": 0, "456": 2}}, seed=0)
+    assert [s.design for s in pins] == ["456", "456"]
+    assert demo_specs("pin456", {"declared": 3, "dice_left": {"pin": 0, "456": 2}}) is None
+    assert demo_specs("doubt", {}) is None

@@ -1,0 +1,199 @@
+"""Refusals of the web layer, bilingual like the referee's, each with its HTTP status.
+
+The API answers every refusal as ``{"error": {"code", "message", "params"}}``
+in the requested language; :func:`http_status` picks the status code.
+
+>>> err = TableNotFound(table="abc")
+>>> http_status(err), err.message("ja")
+(404, 'テーブル「abc」はありません。')
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from referee.errors import (
+    GameOver,
+    InvalidOption,
+    MalformedEvent,
+    MalformedLog,
+    Misread,
+    NotYourTurn,
+    OutOfOrder,
+    RefereeError,
+    UnknownPlayer,
+)
+
+
+class WebError(RefereeError):
+    """A request the server refuses before (or instead of) asking the referee."""
+
+    code = "web_error"
+    status: ClassVar[int] = 400
+    templates = {"en": "{reason}", "ja": "{reason}"}
+
+
+class BadRequest(WebError):
+    """The request body or a parameter is not what the route documents."""
+
+    code = "bad_request"
+    status = 400
+    templates = {"en": "Bad request: {reason}.", "ja": "リクエストが正しくありません: {reason_ja}。"}
+
+    def __init__(self, reason: str, reason_ja: str | None = None, **params: Any) -> None:
+        super().__init__(reason=reason, reason_ja=reason_ja or reason, **params)
+
+
+class NotJSON(WebError):
+    code = "not_json"
+    status = 415
+    templates = {
+        "en": "The request body must be JSON sent with Content-Type: application/json.",
+        "ja": "リクエスト本文はJSON（Content-Type: application/json）で送ってください。",
+    }
+
+
+class TooLarge(WebError):
+    code = "too_large"
+    status = 413
+    templates = {
+        "en": "The request is too large (at most {limit} bytes).",
+        "ja": "リクエストが大きすぎます（最大{limit}バイト）。",
+    }
+
+
+class NotFound(WebError):
+    code = "not_found"
+    status = 404
+    templates = {"en": "There is nothing at {path}.", "ja": "{path} は見つかりません。"}
+
+
+class MethodNotAllowed(WebError):
+    code = "method_not_allowed"
+    status = 405
+    templates = {"en": "{method} is not allowed on {path}.", "ja": "{path} には {method} は使えません。"}
+
+
+class TableNotFound(WebError):
+    code = "table_not_found"
+    status = 404
+    templates = {"en": "There is no table {table!r}.", "ja": "テーブル「{table}」はありません。"}
+
+
+class ReadingNotFound(WebError):
+    code = "reading_not_found"
+    status = 404
+    templates = {"en": "Table {table} has no reading {reading}.", "ja": "テーブル{table}に読み取り{reading}はありません。"}
+
+
+class TokenRequired(WebError):
+    code = "token_required"
+    status = 403
+    templates = {
+        "en": "Changing table {table} needs its join token (scan the QR code on the host screen).",
+        "ja": "テーブル{table}を操作するには参加トークンが必要です（ホスト画面のQRコードを読み取ってください）。",
+    }
+
+
+class HostOnly(WebError):
+    code = "host_only"
+    status = 403
+    templates = {
+        "en": "Only the host computer may {what}.",
+        "ja": "{what_ja}はホストのコンピューターからのみできます。",
+    }
+
+
+class ForbiddenHost(WebError):
+    code = "forbidden_host"
+    status = 403
+    templates = {
+        "en": "Requests for host {host!r} are refused (this server answers only its own address).",
+        "ja": "ホスト「{host}」宛てのリクエストは拒否されます。",
+    }
+
+
+class UseReveal(WebError):
+    code = "use_reveal"
+    status = 400
+    templates = {
+        "en": "A {event} is read from the table: use the reveal route (POST /api/tables/<id>/reveal).",
+        "ja": "「{event}」はテーブルから読み取ります: POST /api/tables/<id>/reveal を使ってください。",
+    }
+
+
+class NothingToUndo(WebError):
+    code = "nothing_to_undo"
+    status = 409
+    templates = {"en": "There is nothing to undo.", "ja": "取り消せる操作がありません。"}
+
+
+class NotExpectingReading(WebError):
+    code = "not_expecting_reading"
+    status = 409
+    templates = {
+        "en": "The table is not waiting for a reading now (nothing to reveal or roll).",
+        "ja": "今は読み取りを待っていません（公開やロールの場面ではありません）。",
+    }
+
+
+class NoSettledReading(WebError):
+    code = "no_settled_reading"
+    status = 409
+    templates = {
+        "en": "The camera has no settled reading yet ({camera}); hold still, or enter the reading by hand.",
+        "ja": "カメラの読み取りがまだ安定していません（{camera_ja}）。動かさずに待つか、手で入力してください。",
+    }
+
+
+class StaleReading(WebError):
+    code = "stale_reading"
+    status = 409
+    templates = {
+        "en": "Reading {reading} no longer belongs to the game ({reason}).",
+        "ja": "読み取り{reading}はもうゲームに関係していません（{reason_ja}）。",
+    }
+
+    def __init__(self, reading: int, reason: str, reason_ja: str) -> None:
+        super().__init__(reading=reading, reason=reason, reason_ja=reason_ja)
+
+
+class LaterEventsConflict(WebError):
+    code = "later_events_conflict"
+    status = 409
+    templates = {
+        "en": "With this correction event {event} no longer follows the rules ({reason}); undo back to the reveal first.",
+        "ja": "この修正をするとイベント{event}がルールに合わなくなります（{reason_ja}）。先に公開の時点まで取り消してください。",
+    }
+
+
+class Conflict(WebError):
+    code = "conflict"
+    status = 409
+    templates = {
+        "en": "The table changed at the same time; please try again.",
+        "ja": "同時にテーブルが変更されました。もう一度お試しください。",
+    }
+
+
+class OddsUnavailable(WebError):
+    code = "odds_unavailable"
+    status = 409
+    templates = {"en": "Odds are available only {reason}.", "ja": "確率は{reason_ja}のみ表示できます。"}
+
+
+_MALFORMED = (MalformedLog, MalformedEvent, InvalidOption, UnknownPlayer)
+_ILLEGAL_NOW = (NotYourTurn, OutOfOrder, GameOver)
+
+
+def http_status(err: RefereeError) -> int:
+    """400 for what cannot be read, 422 for a misread, 409 for what the rules refuse now."""
+    if isinstance(err, WebError):
+        return err.status
+    if isinstance(err, _MALFORMED):
+        return 400
+    if isinstance(err, Misread):
+        return 422
+    if isinstance(err, _ILLEGAL_NOW):
+        return 409
+    return 409  # a game's own refusals (an illegal bid, a wrong shout ...) are moves the rules refuse now

@@ -1,0 +1,154 @@
+"""Page texts in English and Japanese, and how a request picks its language.
+
+The language is ``?lang=`` (remembered in a cookie), else the cookie, else the
+best match of ``Accept-Language``, else English.
+
+>>> text("undo", "ja"), text("undo", "en")
+('取り消し', 'Undo')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+LANGUAGES = ("en", "ja")
+
+GAME_NAMES = {
+    "liars-dice": {"en": "Liar's Dice", "ja": "ライアーズダイス"},
+    "nine-dice": {"en": "Nine Dice", "ja": "ナインダイス"},
+    "doubt": {"en": "Doubt", "ja": "ダウト（ネ・ベリシ）"},
+    "pin456": {"en": "Pin-456", "ja": "ピン・シゴロ（Pin-456）"},
+}
+
+STRINGS: dict[str, dict[str, str]] = {
+    "app": {"en": "tableref", "ja": "tableref"},
+    "tagline": {"en": "Table referee for dice and card games", "ja": "ダイスとカードのゲームの審判"},
+    "tables": {"en": "Tables", "ja": "テーブル一覧"},
+    "no_tables": {"en": "No tables yet.", "ja": "テーブルはまだありません。"},
+    "new_table": {"en": "New table", "ja": "新しいテーブル"},
+    "game": {"en": "Game", "ja": "ゲーム"},
+    "players": {"en": "Players (in seat order, clockwise)", "ja": "プレイヤー（時計回りの席順）"},
+    "player": {"en": "Player", "ja": "プレイヤー"},
+    "add_player": {"en": "Add player", "ja": "プレイヤーを追加"},
+    "remove": {"en": "Remove", "ja": "削除"},
+    "options": {"en": "Options", "ja": "オプション"},
+    "create": {"en": "Create table", "ja": "テーブルを作成"},
+    "import": {"en": "Import a game log", "ja": "ゲーム記録を読み込む"},
+    "import_button": {"en": "Import", "ja": "読み込む"},
+    "open": {"en": "Open", "ja": "開く"},
+    "events": {"en": "events", "ja": "イベント"},
+    "camera": {"en": "Camera", "ja": "カメラ"},
+    "online": {"en": "online", "ja": "オンライン"},
+    "offline": {"en": "offline", "ja": "オフライン"},
+    "live": {"en": "Live", "ja": "ライブ"},
+    "actions": {"en": "Your move", "ja": "操作"},
+    "turn": {"en": "Turn", "ja": "手番"},
+    "send": {"en": "Send", "ja": "送信"},
+    "reveal": {"en": "Read the table", "ja": "テーブルを読み取る"},
+    "reread": {"en": "Re-read", "ja": "読み直す"},
+    "reread_prompt": {"en": "The reading does not add up — re-read or correct it.", "ja": "読み取り結果が合いません。読み直すか、修正してください。"},
+    "manual": {"en": "Enter by hand", "ja": "手で入力"},
+    "manual_help": {"en": "Tap faces to add them; tap an added one to remove it.", "ja": "目をタップして追加、追加したものをタップで削除。"},
+    "colour": {"en": "Colour", "ja": "色"},
+    "clear": {"en": "Clear", "ja": "クリア"},
+    "verdict": {"en": "Verdict", "ja": "判定"},
+    "correct_help": {"en": "Tap a die or card on the photo to correct it; tap empty space to add one.",
+                     "ja": "写真のダイスやカードをタップして修正。空いた所をタップで追加。"},
+    "correct": {"en": "Correct", "ja": "修正"},
+    "delete_object": {"en": "Delete", "ja": "削除"},
+    "cancel": {"en": "Cancel", "ja": "キャンセル"},
+    "who": {"en": "Corrected by", "ja": "修正者"},
+    "corrections": {"en": "Corrections", "ja": "修正履歴"},
+    "undo": {"en": "Undo", "ja": "取り消し"},
+    "score": {"en": "Score", "ja": "スコア"},
+    "history": {"en": "History", "ja": "履歴"},
+    "odds": {"en": "Show odds", "ja": "確率を表示"},
+    "odds_dice": {"en": "My dice (optional)", "ja": "自分のダイス（任意）"},
+    "odds_standing": {"en": "Chance the standing bid is true", "ja": "現在の推測が正しい確率"},
+    "unseen": {"en": "unseen dice", "ja": "見えないダイス"},
+    "invite": {"en": "Invite players", "ja": "プレイヤーを招待"},
+    "invite_help": {"en": "Scan to join this table from a phone on the same network.",
+                    "ja": "同じネットワークのスマホでスキャンして参加。"},
+    "invite_local": {"en": "This server listens only on this computer. Start it with --host 0.0.0.0 to let phones join.",
+                     "ja": "このサーバーはこのコンピューター内だけで待ち受けています。スマホから参加するには --host 0.0.0.0 で起動してください。"},
+    "export": {"en": "Export log", "ja": "記録を書き出す"},
+    "winner": {"en": "Winner", "ja": "勝者"},
+    "loser": {"en": "Loser", "ja": "敗者"},
+    "game_over": {"en": "Game over", "ja": "ゲーム終了"},
+    "draw": {"en": "Draw", "ja": "引き分け"},
+    "waiting_reading": {"en": "Waiting for the table to be read", "ja": "テーブルの読み取り待ち"},
+    "no_actions": {"en": "Nothing to decide now.", "ja": "今は操作はありません。"},
+    "token_missing": {"en": "View only: open the join link (QR code) to play.", "ja": "閲覧のみ: 参加リンク（QRコード）から開くと操作できます。"},
+    "language": {"en": "日本語", "ja": "English"},
+    "home": {"en": "All tables", "ja": "テーブル一覧へ"},
+    "api": {"en": "API (OpenAPI)", "ja": "API（OpenAPI）"},
+    "connection_lost": {"en": "Connection lost — reconnecting…", "ja": "接続が切れました。再接続中…"},
+    "stake": {"en": "Stake", "ja": "賭け金"},
+    "guess": {"en": "Guess", "ja": "予想"},
+    "feasible": {"en": "Sums the dice can show", "ja": "出うる合計"},
+    "pile": {"en": "Pile", "ja": "場の枚数"},
+    "rank": {"en": "Rank", "ja": "ランク"},
+    "bid": {"en": "Standing bid", "ja": "現在の推測"},
+    "best": {"en": "Best hand", "ja": "最強の役"},
+    "status_verdict": {"en": "verdict", "ja": "判定済み"},
+    "status_reread": {"en": "re-read", "ja": "要再読取"},
+    "status_withdrawn": {"en": "withdrawn", "ja": "取消済み"},
+    "status_stale": {"en": "old", "ja": "過去"},
+    "readings": {"en": "Readings", "ja": "読み取り"},
+    "camera_none": {"en": "No camera: enter readings by hand.", "ja": "カメラなし: 手で入力してください。"},
+}
+
+#: Names of fields and event types on the action controls.
+FIELD_NAMES: dict[str, dict[str, str]] = {
+    "type": {"en": "Action", "ja": "操作"},
+    "player": {"en": "Player", "ja": "プレイヤー"},
+    "quantity": {"en": "Quantity", "ja": "個数"},
+    "face": {"en": "Face", "ja": "目"},
+    "opener": {"en": "Opener", "ja": "最初の手番"},
+    "dealer": {"en": "Dealer", "ja": "ディーラー"},
+    "hand": {"en": "Hand", "ja": "役"},
+    "colour": {"en": "Colour", "ja": "色"},
+    "count": {"en": "Count", "ja": "枚数・個数"},
+    "rank": {"en": "Rank", "ja": "ランク"},
+    "amount": {"en": "Stake", "ja": "賭け金"},
+    "guess": {"en": "Guess", "ja": "予想"},
+    "fake": {"en": "Fake found", "ja": "偽札あり"},
+    "bid": {"en": "Bid", "ja": "推測"},
+    "challenge": {"en": "Challenge!", "ja": "チャレンジ！"},
+    "start": {"en": "Start", "ja": "開始"},
+    "shout": {"en": "Shout", "ja": "宣言"},
+    "end_round": {"en": "Nobody else shouts", "ja": "宣言終了"},
+    "deal": {"en": "Deal", "ja": "配る"},
+    "discard": {"en": "Discard four of a kind", "ja": "4枚組を捨てる"},
+    "play": {"en": "Play cards", "ja": "カードを出す"},
+    "declare": {"en": "Declare", "ja": "宣言"},
+    "stake": {"en": "Stake", "ja": "賭ける"},
+    "accuse": {"en": "Accuse (counterfeit)", "ja": "偽札を告発"},
+    "white": {"en": "white", "ja": "白"},
+    "black": {"en": "black", "ja": "黒"},
+    "blue": {"en": "blue", "ja": "青"},
+    "green": {"en": "green", "ja": "緑"},
+    "wheel": {"en": "wheel", "ja": "舵"},
+    "true": {"en": "yes", "ja": "はい"},
+    "false": {"en": "no", "ja": "いいえ"},
+}
+
+
+def text(key: str, lang: str) -> str:
+    entry = STRINGS.get(key) or FIELD_NAMES.get(key)
+    if entry is None:
+        return key
+    return entry.get(lang) or entry["en"]
+
+
+def bundle(lang: str) -> dict[str, Any]:
+    """Everything the page scripts need, in both languages (a page switches without reloading)."""
+    return {"lang": lang, "strings": STRINGS, "fields": FIELD_NAMES, "games": GAME_NAMES}
+
+
+def pick_language(arg: str | None, cookie: str | None, accept: Any) -> str:
+    for candidate in (arg, cookie):
+        if candidate in LANGUAGES:
+            return str(candidate)
+    best = accept.best_match(LANGUAGES) if accept is not None else None
+    return best or "en"

@@ -1,0 +1,143 @@
+"""The vision pipeline (:class:`vision.pipeline.LivePipeline`) seen as a :class:`~web.camera.TableCamera`.
+
+The pipeline reads frames, runs the reader, settles reveals and draws the
+annotated view; this adapter only translates: settled reveals get the wall
+time they settled at (to tell a fresh reading from one of an earlier round)
+and their frame as a JPEG snapshot, and pipeline events become the dashboard's
+``camera`` / ``settled`` messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from web.camera import JSON, Listener, Settled
+
+log = logging.getLogger(__name__)
+
+
+def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> list[Any] | None:
+    """The dice the demo source should reveal for a table waiting on ``state``
+    (Liar's Dice: every die in play; Nine Dice: a roll; Pin-456: the declared dice
+    from the unused ones), or None when the demo cannot show it (Doubt: cards).
+
+    >>> len(demo_specs("liars-dice", {"dice_in_play": 7}, seed=1))
+    7
+    >>> sorted({s.design for s in demo_specs("pin456", {"declared": 3, "dice_left": {"pin": 1, "456": 3}}, seed=2)}) <= ["456", "pin"]
+    True
+    """
+    import numpy as np
+
+    from vision import demo
+
+    rng = np.random.default_rng(seed)
+    if game == "liars-dice" and state.get("dice_in_play"):
+        return list(demo.liars_reveal(rng, int(state["dice_in_play"])))
+    if game == "nine-dice":
+        return list(demo.nine_reveal(rng))
+    if game == "pin456" and state.get("declared"):
+        left = dict(state.get("dice_left") or {})
+        pool = [s for s in demo.pin456_reveal(rng, 6) if left.get(s.design, 0) > 0]
+        unused = []
+        for design in ("pin", "456"):
+            unused += [s for s in pool if s.design == design][: left.get(design, 0)]
+        k = int(state["declared"])
+        if k > len(unused):
+            return None
+        return random.Random(seed).sample(unused, k)
+    return None
+
+
+class PipelineCamera:
+    def __init__(self, pipeline: Any) -> None:
+        self.pipeline = pipeline
+        self._lock = threading.Lock()
+        self._listeners: list[Listener] = []
+        self._settled_at: dict[int, float] = {}
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        self._unsubscribe = self.pipeline.subscribe(self._on_event)
+        self.pipeline.start()
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.pipeline.stop()
+
+    def status(self) -> JSON:
+        st = self.pipeline.status()
+        cam = st.camera.to_json()
+        return {**cam, "settle": st.state.value, "progress": round(st.progress, 3), "reader_error": st.reader_error}
+
+    def info(self) -> JSON:
+        info = getattr(self.pipeline.reader, "info", {}) or {}
+        return {"reader": dict(info), "stats": self.pipeline.stats().to_json()}
+
+    def mjpeg(self, fps: float, max_frames: int | None = None) -> Iterator[bytes]:
+        # The pipeline paces its stream itself (stream_fps, set from the same cap by serve).
+        return self.pipeline.mjpeg(max_frames=max_frames)
+
+    def _convert(self, settled: Any) -> Settled:
+        jpeg = None
+        if getattr(settled, "image", None) is not None:
+            from vision.overlay import encode_jpeg
+
+            jpeg = encode_jpeg(settled.image, 90)
+        with self._lock:
+            at = self._settled_at.get(settled.seq, time.time())
+        return Settled(reading=settled.reading, jpeg=jpeg, at=at, seq=settled.seq)
+
+    def settled_after(self, t: float, timeout: float) -> Settled | None:
+        current = self.pipeline.settled()
+        if current is not None:
+            with self._lock:
+                at = self._settled_at.get(current.seq)
+            if at is not None and at > t:
+                return self._convert(current)
+        # The scene may already be still (read before the table asked): ask for it again.
+        self.pipeline.request_reread()
+        newer = self.pipeline.wait_settled(after_seq=current.seq if current is not None else 0, timeout=timeout)
+        return None if newer is None else self._convert(newer)
+
+    def expect(self, game: str, state: JSON) -> None:
+        """With the demo source, reveal dice that fit the table (no effect on a real camera)."""
+        specs = demo_specs(game, state)
+        if specs:
+            self.pipeline.show(specs)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _on_event(self, event: Any) -> None:
+        kind = event.kind.value
+        if kind == "settled" and event.settled is not None:
+            with self._lock:
+                self._settled_at[event.settled.seq] = time.time()
+                for seq in [s for s in self._settled_at if s < event.settled.seq - 64]:
+                    del self._settled_at[seq]
+            data: JSON = {"seq": event.settled.seq, "objects": len(event.settled.reading.objects),
+                          "uncertain": bool(event.settled.uncertain)}
+            self._tell("settled", data)
+        else:
+            self._tell("camera", {**event.camera.to_json()})
+
+    def _tell(self, kind: str, data: JSON) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(kind, data)

@@ -1,0 +1,131 @@
+"""``tableref serve``: the table dashboard.
+
+    tableref serve [--source 0|FILE|URL|DIR|demo|none] [--host H] [--port P] [--data DIR] [--models DIR]
+
+- ``--source``: where frames come from (see :mod:`vision.sources`). Default: camera 0
+  if it opens, else the built-in demo (the choice is printed at start). ``none`` runs
+  without a camera: reveals are entered by hand on the page.
+- ``--host``: 127.0.0.1 by default (this computer only). With any other address, e.g.
+  ``0.0.0.0``, phones on the LAN can join, and every change to a table needs that
+  table's join token (the QR code on the host's table page).
+- ``--port``: 8765 by default.
+- ``--data``: where tables, readings and reveal photos are kept (SQLite + JPEG files).
+  Default: ``$TABLEREF_DATA``, else ``$XDG_DATA_HOME/tableref``, else
+  ``~/.local/share/tableref``.
+- ``--models``: the reader's model folder (default: the ``models/`` folder of tableref).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from web.context import DEFAULT_PORT, ServerConfig
+
+log = logging.getLogger("tableref.serve")
+
+
+def default_data_dir() -> Path:
+    if os.environ.get("TABLEREF_DATA"):
+        return Path(os.environ["TABLEREF_DATA"]).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "tableref"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", default=None,
+                        help="camera index, video file, stream URL, image folder, 'demo' or 'none' "
+                             "(default: camera 0 if it opens, else demo)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 lets phones join, with join tokens)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="data folder (default $TABLEREF_DATA, $XDG_DATA_HOME/tableref or ~/.local/share/tableref)")
+    parser.add_argument("--models", type=Path, default=None, help="reader model folder (default: tableref's models/)")
+    parser.add_argument("--fps", type=float, default=10.0, help="frame-rate cap of the live MJPEG stream (default 10)")
+    parser.add_argument("--public-url", default=None, help="base URL for join links (default: this machine's LAN address)")
+    parser.add_argument("--verbose", action="store_true", help="log every request")
+
+
+def _pick_source(spec: str | None) -> tuple[str, str]:
+    """(source, why): the default tries camera 0, then falls back to the demo."""
+    if spec is not None:
+        return spec, "as given"
+    try:
+        from vision.sources import open_source
+
+        source = open_source("0")
+        source.close()
+        return "0", "camera 0 opened"
+    except Exception as err:  # SourceError, or OpenCV without a camera backend
+        return "demo", f"camera 0 did not open ({err})"
+
+
+def _camera(source: str, models: Path | None, fps: float) -> tuple[Any, str]:
+    from web.camera import NoCamera
+
+    if source.lower() == "none":
+        return NoCamera(), "no camera: readings are entered by hand"
+    try:
+        from vision.reader import load_reader
+
+        reader = load_reader(models)
+    except Exception as err:
+        reason = f"no reader model ({err}); readings are entered by hand"
+        return NoCamera(reason), reason
+    from vision.pipeline import LivePipeline
+
+    from web.live import PipelineCamera
+
+    return PipelineCamera(LivePipeline(source, reader, stream_fps=fps)), f"reader {dict(reader.info).get('name', 'loaded')}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from werkzeug.serving import make_server
+
+    from web.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if not args.verbose:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    data = (args.data or default_data_dir()).expanduser()
+    source, why = _pick_source(args.source)
+    camera, reader_note = _camera(source, args.models, args.fps)
+    config = ServerConfig(data_dir=data, host=args.host, port=args.port, mjpeg_fps=args.fps, public_url=args.public_url)
+    app = create_app(config, camera)
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except (OSError, SystemExit) as err:  # werkzeug exits on a port in use, after saying so
+        print(f"tableref serve: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
+        app.extensions["tableref"].store.close()
+        return 2
+    ctx = app.extensions["tableref"]
+    ctx.config = dataclasses.replace(config, port=server.server_port)  # the real port when --port 0
+    camera.start()
+    shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"tableref serve: http://{shown_host}:{server.server_port}/", flush=True)
+    print(f"  source: {source} ({why}); {reader_note}", flush=True)
+    print(f"  data:   {ctx.store.root}", flush=True)
+    if ctx.exposed:
+        print(f"  LAN:    {ctx.base_url()}/  (changes need each table's join token: see its QR code)", flush=True)
+
+    def stop(*_: object) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        camera.stop()
+        ctx.sessions.close()
+        ctx.store.close()
+    return 0

@@ -1,0 +1,493 @@
+"""A table in play: its stored log, the state replayed from it, and every change to it.
+
+The state is never stored: it is the replay of the table's events. An action is
+validated by applying it to the replayed state and only then appended; undo
+drops the last event. A reveal turns a reading (the camera's latest settled
+one, or one sent with the request) into the game's reveal event: if it does
+not add up the answer is "re-read" and nothing is appended. Every reading is
+stored with its photo and what came of it, and any reading can be corrected
+by hand: the correction is logged (who, when, before, after) and the verdict
+recomputed by putting the corrected reveal in place of the old one.
+
+>>> import tempfile
+>>> from web.store import Store
+>>> from web.camera import NoCamera
+>>> from web.bus import Bus
+>>> tables = Sessions(Store(tempfile.mkdtemp()), NoCamera(), Bus())
+>>> t = tables.create("liars-dice", ["Wanjin", "Saewoon"], {})
+>>> table = tables.get(t.id)
+>>> for raw in [{"type": "start", "opener": "Wanjin"},
+...             {"type": "bid", "player": "Wanjin", "quantity": 3, "face": "4"},
+...             {"type": "challenge", "player": "Saewoon"}]:
+...     _ = table.apply(raw)
+>>> out = table.reveal({"objects": [{"face": f} for f in "4 4 wheel 2 3 5 6 6 2 3".split()]})
+>>> out["status"], out["verdict"]["round"]["loser"]
+('verdict', 'Saewoon')
+>>> table.reveal({"objects": [{"face": "4"}]})["status"]
+Traceback (most recent call last):
+...
+web.errors.NotExpectingReading: The table is not waiting for a reading now (nothing to reveal or roll).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from referee.errors import MalformedEvent, MalformedLog, Misread, RefereeError
+from referee.game import State
+from referee.log import GameLog
+from referee.replay import ReplayError, replay, rules_for, start
+
+from web.bus import Bus
+from web.camera import TableCamera
+from web.errors import (
+    BadRequest,
+    Conflict,
+    LaterEventsConflict,
+    NoSettledReading,
+    NothingToUndo,
+    NotExpectingReading,
+    OddsUnavailable,
+    ReadingNotFound,
+    StaleReading,
+    TableNotFound,
+    UseReveal,
+)
+from web.readings import READING_EVENTS, ParsedReading, apply_changes, from_reading, parse_reading, reading_event
+from web.store import ReadingRecord, Store, StoreConflict, StoredEvent, TableRecord, UnknownReading, UnknownTable
+from web.verdicts import score, verdict
+
+JSON = dict[str, Any]
+log = logging.getLogger(__name__)
+
+MAX_NAME = 32
+MAX_WHO = 40
+#: Decisions a game expects before play starts, offered with one choice per player.
+SETUP_FIELDS = {"start": "opener", "deal": "dealer"}
+
+
+def bilingual(err: RefereeError) -> JSON:
+    """A refusal in both languages, for storing and for live pages that switch language."""
+    out = err.to_json("en")
+    return {"code": err.code, "messages": {"en": err.message("en"), "ja": err.message("ja")}, "params": out["params"]}
+
+
+def localize(reason: Mapping[str, Any] | None, lang: str) -> JSON | None:
+    if reason is None:
+        return None
+    messages = reason.get("messages", {})
+    return {**reason, "message": messages.get(lang) or messages.get("en", "")}
+
+
+def _epoch(iso: str) -> float:
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def check_players(players: Any) -> list[str]:
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise MalformedLog("players must be a list of names", "playersは名前のリストである必要があります")
+    names = [p.strip() for p in players]
+    for name in names:
+        if len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
+            raise BadRequest(f"player names are at most {MAX_NAME} printable characters",
+                             f"プレイヤー名は{MAX_NAME}文字以内です")
+    return names
+
+
+class Sessions:
+    """Every table of one server."""
+
+    def __init__(self, store: Store, camera: TableCamera, bus: Bus, settle_wait: float = 2.0) -> None:
+        self.store = store
+        self.camera = camera
+        self.bus = bus
+        self.settle_wait = settle_wait
+        self._lock = threading.Lock()
+        self._tables: dict[str, TableSession] = {}
+        self._unsubscribe = camera.subscribe(self._on_camera)
+
+    def _on_camera(self, kind: str, data: JSON) -> None:
+        self.bus.broadcast(kind, data)
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+    def create(self, game: Any, players: Any, options: Any) -> TableRecord:
+        """A new, empty table; the game, seating and options are checked by the referee."""
+        names = check_players(players)
+        log = GameLog.from_json({"format": "tableref-game/1", "game": game, "players": names,
+                                 "options": {} if options is None else options, "events": []})
+        start(log)  # MalformedLog / InvalidOption: refused before anything is stored
+        return self.store.create_table(log.game, log.players, dict(log.options))
+
+    def import_log(self, doc: Any) -> TableRecord:
+        """A new table holding exactly ``doc``'s events, if the whole log replays (else :class:`ReplayError`)."""
+        try:
+            log = GameLog.from_json(doc)
+        except MalformedLog as err:
+            raise ReplayError(err, None) from err
+        try:
+            check_players(list(log.players))
+        except RefereeError as err:
+            raise ReplayError(err, None) from err
+        replay(log)
+        return self.store.create_table(log.game, log.players, dict(log.options), log.events)
+
+    def get(self, table_id: str) -> "TableSession":
+        with self._lock:
+            table = self._tables.get(table_id)
+            if table is None:
+                try:
+                    record = self.store.get_table(table_id)
+                except UnknownTable:
+                    raise TableNotFound(table=str(table_id)[:40]) from None
+                table = self._tables[table_id] = TableSession(self, record)
+            return table
+
+    def delete(self, table_id: str) -> None:
+        table = self.get(table_id)
+        with table.lock:
+            self.store.delete_table(table_id)
+            with self._lock:
+                self._tables.pop(table_id, None)
+        self.bus.publish(table_id, "deleted", {"table": table_id})
+
+    def list(self) -> list[JSON]:
+        out = []
+        for record, n in self.store.list_tables():
+            out.append({**record.to_json(), "events": n})
+        return out
+
+
+class TableSession:
+    """One table. Changes are serialised by ``lock``; reads replay the stored log."""
+
+    def __init__(self, sessions: Sessions, record: TableRecord) -> None:
+        self.sessions = sessions
+        self.store: Store = sessions.store
+        self.record = record
+        self.rules = rules_for(record.game)
+        self.lock = threading.RLock()
+        self._cache: tuple[list[StoredEvent], State] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    # --- reading the table -----------------------------------------------------------
+
+    def _replay(self, bodies: Sequence[Mapping[str, Any]]) -> State:
+        return replay(GameLog(self.record.game, self.record.players, self.record.options, tuple(bodies)))
+
+    def load(self) -> tuple[list[StoredEvent], State]:
+        with self.lock:
+            if self._cache is None:
+                events = self.store.events(self.id)
+                self._cache = (events, self._replay([e.body for e in events]))
+            return self._cache
+
+    def _changed(self) -> None:
+        self._cache = None
+        _, state = self.load()
+        if state.expects() in READING_EVENTS:
+            try:
+                self.sessions.camera.expect(self.record.game, state.to_json())
+            except Exception:  # a hint only: the table must go on whatever the camera does with it
+                log.exception("camera hint failed")
+        if self.sessions.bus.subscribers(self.id):
+            self.sessions.bus.publish(self.id, "state", self.view())
+
+    def view(self) -> JSON:
+        """Everything a page needs: state, legal actions, score, history and the current reading."""
+        events, state = self.load()
+        sj = state.to_json()
+        expects = state.expects()
+        actions = [a.to_json() for a in state.legal_actions()] + self._setup_actions(state, expects)
+        return {
+            "table": self.record.to_json(),
+            "seq": len(events),
+            "state": sj,
+            "expects": expects,
+            "reading_expected": expects in READING_EVENTS,
+            "legal_actions": actions,
+            "terminal": state.is_terminal(),
+            "winner": state.winner(),
+            "score": score(self.record.game, sj),
+            "history": [{"seq": e.seq, "event": e.body, "at": e.created} for e in events],
+            "reading": self._current_reading(events, state),
+            "aids": self._aids(state, sj),
+        }
+
+    def _setup_actions(self, state: State, expects: str | None) -> list[JSON]:
+        field = SETUP_FIELDS.get(expects or "")
+        if field is None:
+            return []
+        out = []
+        for player in self.record.players:
+            raw = {"type": expects, field: player}
+            try:
+                state.apply(self.rules.parse_event(raw, self.record.players))
+            except RefereeError:
+                continue
+            out.append(raw)
+        return out
+
+    def _aids(self, state: State, sj: Mapping[str, Any]) -> JSON:
+        if self.record.game == "pin456" and hasattr(state, "feasible_guesses"):
+            return {"feasible_sums": list(state.feasible_guesses())}
+        return {}
+
+    def _current_reading(self, events: list[StoredEvent], state: State) -> JSON | None:
+        recent = self.store.readings(self.id, limit=1)
+        if not recent:
+            return None
+        rec = recent[0]
+        status = self._live_status(rec, events, state)
+        if status in ("stale", "withdrawn"):
+            return None
+        return self.reading_json(rec, events, state)
+
+    def _live_status(self, rec: ReadingRecord, events: list[StoredEvent], state: State) -> str:
+        """verdict (its event is in the log), withdrawn (undone or replaced), reread (the table
+        still waits for this reveal) or stale (the game moved on)."""
+        ids = {e.id: e.seq for e in events}
+        if rec.event_id is not None and rec.event_id in ids:
+            return "verdict"
+        if rec.status == "verdict":
+            return "withdrawn"
+        if rec.at_seq == len(events) and state.expects() in READING_EVENTS:
+            return "reread"
+        return "stale"
+
+    def reading_json(self, rec: ReadingRecord, events: list[StoredEvent] | None = None, state: State | None = None) -> JSON:
+        if events is None or state is None:
+            events, state = self.load()
+        seqs = {e.id: e.seq for e in events}
+        return {
+            "id": rec.id,
+            "created": rec.created,
+            "source": rec.source,
+            "status": self._live_status(rec, events, state),
+            "at_seq": rec.at_seq,
+            "event_seq": seqs.get(rec.event_id) if rec.event_id is not None else None,
+            "width": rec.width,
+            "height": rec.height,
+            "objects": list(rec.objects),
+            "original": list(rec.original),
+            "snapshot": f"/api/tables/{self.id}/readings/{rec.id}/snapshot.jpg" if rec.snapshot else None,
+            "verdict": rec.verdict,
+            "reason": rec.reason,
+            "corrections": [c.to_json() for c in self.store.corrections(rec.id)],
+        }
+
+    def readings(self, limit: int = 50) -> list[JSON]:
+        events, state = self.load()
+        return [self.reading_json(r, events, state) for r in self.store.readings(self.id, limit)]
+
+    def reading(self, reading_id: int) -> ReadingRecord:
+        try:
+            return self.store.reading(self.id, reading_id)
+        except UnknownReading:
+            raise ReadingNotFound(table=self.id, reading=reading_id) from None
+
+    def export(self) -> JSON:
+        return self.store.log_json(self.id)
+
+    # --- changing the table ----------------------------------------------------------
+
+    def apply(self, raw: Any) -> JSON:
+        """Apply one decision (a bid, challenge, shout, play, stake, start, deal ...)."""
+        if not isinstance(raw, Mapping):
+            raise MalformedEvent("an event must be a JSON object", "イベントはJSONオブジェクトです")
+        if raw.get("type") in READING_EVENTS:
+            raise UseReveal(event=str(raw.get("type")))
+        with self.lock:
+            events, state = self.load()
+            event = self.rules.parse_event(raw, self.record.players)
+            state.apply(event)
+            try:
+                self.store.append_event(self.id, len(events), event.to_json())
+            except StoreConflict:
+                raise Conflict() from None
+            self._changed()
+            return self.view()
+
+    def undo(self) -> JSON:
+        with self.lock:
+            events, _ = self.load()
+            if not events:
+                raise NothingToUndo()
+            try:
+                popped = self.store.pop_event(self.id, len(events))
+            except StoreConflict:
+                raise Conflict() from None
+            self._changed()
+            return {"undone": popped.body, "view": self.view()}
+
+    def _take(self, reading: Any, since: float) -> tuple[ParsedReading, bytes | None, str]:
+        """The reading sent with the request, else the camera's settled one (newer than ``since``)."""
+        if reading is not None:
+            return parse_reading(reading, self.record.game), None, "manual"
+        camera = self.sessions.camera
+        settled = camera.settled_after(since, timeout=self.sessions.settle_wait)
+        if settled is None:
+            status = camera.status()
+            online = bool(status.get("online"))
+            raise NoSettledReading(camera="camera online" if online else "camera offline",
+                                   camera_ja="カメラはオンライン" if online else "カメラはオフライン")
+        return from_reading(settled.reading), settled.jpeg, "camera"
+
+    def _judge(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State]:
+        raw = reading_event(self.record.game, event_type, objects)
+        try:
+            event = self.rules.parse_event(raw, self.record.players)
+        except MalformedEvent as err:  # built from what was read: a misreading, not a bad request
+            raise Misread(err.message("en"), err.message("ja")) from err
+        return event.to_json(), state.apply(event)
+
+    def reveal(self, reading: Any = None) -> JSON:
+        """Judge a reading for the reveal (or roll) the table waits for."""
+        events, state = self.load()
+        expects = state.expects()
+        if expects not in READING_EVENTS:
+            raise NotExpectingReading()
+        since = _epoch(events[-1].created) if events else 0.0
+        parsed, jpeg, source = self._take(reading, since)
+        with self.lock:
+            now_events, state = self.load()
+            if len(now_events) != len(events):
+                raise Conflict()
+            return self._record(state, expects, parsed, jpeg, source, len(events), None)
+
+    def reread(self, reading: Any = None) -> JSON:
+        """Read again: replace the last reveal's reading, or read the pending reveal."""
+        events, state = self.load()
+        last = events[-1] if events else None
+        if last is not None and last.body.get("type") in READING_EVENTS:
+            prior = self._replay([e.body for e in events[:-1]])
+            parsed, jpeg, source = self._take(reading, _epoch(last.created))
+            with self.lock:
+                now_events, _ = self.load()
+                if [e.id for e in now_events] != [e.id for e in events]:
+                    raise Conflict()
+                return self._record(prior, str(last.body["type"]), parsed, jpeg, source, len(events) - 1, last.id)
+        if state.expects() in READING_EVENTS:
+            return self.reveal(reading)
+        raise NotExpectingReading()
+
+    def _record(self, state: State, event_type: str, parsed: ParsedReading, jpeg: bytes | None, source: str,
+                seq: int, replace_event_id: int | None) -> JSON:
+        objects = parsed.objects
+        try:
+            body, after = self._judge(state, event_type, objects)
+        except Misread as err:
+            body, reason, result = None, bilingual(err), None
+        else:
+            reason, result = None, verdict(self.record.game, state.to_json(), after.to_json(), objects)
+        try:
+            rec, _ = self.store.add_reading(self.id, seq, source=source, width=parsed.width, height=parsed.height,
+                                            objects=objects, snapshot_jpeg=jpeg, event=body, reason=reason,
+                                            verdict=result, replace_event_id=replace_event_id)
+        except StoreConflict:
+            raise Conflict() from None
+        self._changed()
+        out = self.reading_json(rec)
+        kind = "verdict" if body is not None else "reread"
+        self.sessions.bus.publish(self.id, kind, {"reading": out})
+        return {"status": kind, "reading": out, "verdict": result, "reason": reason, "view": self.view()}
+
+    def correct(self, reading_id: Any, who: Any, changes: Any) -> JSON:
+        """Correct a reading by hand and recompute its verdict."""
+        if not isinstance(reading_id, int):
+            raise ReadingNotFound(table=self.id, reading=str(reading_id)[:20])
+        if who is None:
+            who = "anonymous"
+        if not isinstance(who, str) or not who.strip() or len(who) > MAX_WHO:
+            raise BadRequest(f"who must be a name of at most {MAX_WHO} characters", f"whoは{MAX_WHO}文字以内の名前です")
+        with self.lock:
+            events, state = self.load()
+            rec = self.reading(reading_id)
+            objects = apply_changes(rec.objects, changes, self.record.game)
+            position = next((i for i, e in enumerate(events) if e.id == rec.event_id), None)
+            kwargs: JSON
+            if position is not None:
+                kwargs = self._correct_in_log(events, position, objects)
+            elif rec.at_seq == len(events) and state.expects() in READING_EVENTS:
+                try:
+                    body, after = self._judge(state, str(state.expects()), objects)
+                except Misread as err:
+                    kwargs = {"event_action": "none", "event": None, "reason": bilingual(err), "verdict": None}
+                else:
+                    kwargs = {"event_action": "append", "event": body, "reason": None,
+                              "verdict": verdict(self.record.game, state.to_json(), after.to_json(), objects)}
+            else:
+                raise StaleReading(reading_id, "the game has moved on since it was taken",
+                                   "読み取った後にゲームが進んでいます")
+            try:
+                rec, correction = self.store.correct_reading(self.id, reading_id, len(events), who=who.strip(),
+                                                             objects=objects, **kwargs)
+            except StoreConflict:
+                raise Conflict() from None
+            self._changed()
+            out = self.reading_json(rec)
+            kind = "verdict" if out["status"] == "verdict" else "reread"
+            self.sessions.bus.publish(self.id, kind, {"reading": out, "correction": correction.to_json()})
+            return {"status": kind, "reading": out, "verdict": out["verdict"], "reason": out["reason"],
+                    "correction": correction.to_json(), "view": self.view()}
+
+    def _correct_in_log(self, events: list[StoredEvent], k: int, objects: Sequence[Mapping[str, Any]]) -> JSON:
+        before = self._replay([e.body for e in events[:k]])
+        try:
+            body, after = self._judge(before, str(events[k].body["type"]), objects)
+        except Misread as err:
+            if k == len(events) - 1:
+                return {"event_action": "remove", "event": None, "reason": bilingual(err), "verdict": None}
+            raise LaterEventsConflict(event=k, reason=err.message("en"), reason_ja=err.message("ja")) from err
+        state = after
+        for i in range(k + 1, len(events)):
+            try:
+                state = state.apply(self.rules.parse_event(events[i].body, self.record.players))
+            except RefereeError as err:
+                raise LaterEventsConflict(event=i, reason=err.message("en"), reason_ja=err.message("ja")) from err
+        return {"event_action": "replace", "event": body, "reason": None,
+                "verdict": verdict(self.record.game, before.to_json(), after.to_json(), objects)}
+
+    # --- table aids ------------------------------------------------------------------
+
+    def odds(self, player: Any = None, own: Any = None) -> JSON:
+        """Liar's Dice: the exact chance that the standing bid (and each legal raise) is
+        true, for ``player`` (default: the player to act) knowing their own dice ``own``."""
+        if self.record.game != "liars-dice":
+            raise OddsUnavailable(reason="in Liar's Dice", reason_ja="ライアーズダイス")
+        from referee import liars_dice as ld
+
+        _, state = self.load()
+        assert isinstance(state, ld.State)
+        if player is None:
+            player = state.turn_player
+        if player is None:
+            raise OddsUnavailable(reason="while a player is to act", reason_ja="手番のプレイヤーがいるとき")
+        if not isinstance(player, str) or player not in state.players:
+            raise BadRequest("player must be a player at this table", "playerはこのテーブルのプレイヤーです")
+        held = state.dice[state.players.index(player)]
+        own = [] if own is None else own
+        if not isinstance(own, list) or len(own) > held:
+            raise BadRequest(f"dice must be a list of at most {held} faces ({player}'s dice)",
+                             f"diceは最大{held}個の目のリストです")
+        try:
+            faces = [ld.Face(f) for f in own]
+        except ValueError:
+            raise BadRequest('dice faces are "wheel" or "2".."6"', 'ダイスの目は"wheel"か"2"〜"6"です') from None
+        unseen = state.dice_in_play - len(faces)
+
+        def entry(bid: "ld.Bid") -> JSON:
+            p = ld.bid_probability(bid, faces, unseen)
+            return {**bid.to_json(), "probability": float(p), "fraction": f"{p.numerator}/{p.denominator}"}
+
+        standing = None if state.bid is None else {"player": state.players[state.bidder], **entry(state.bid)}  # type: ignore[index]
+        raises = [entry(a.bid) for a in state.legal_actions() if isinstance(a, ld.BidEvent)] if player == state.turn_player else []
+        return {"player": player, "own": [f.value for f in faces], "unseen": unseen, "bid": standing, "raises": raises}

@@ -1,0 +1,381 @@
+// Table page: live state over SSE, legal actions as tap-friendly choices, reveal / re-read,
+// the verdict with tap-to-correct on the reveal photo, undo, score, history, odds, invite.
+"use strict";
+(function () {
+  const root = document.getElementById("table");
+  const TABLE = root.dataset.tableId;
+  const GAME = root.dataset.game;
+  const TOKEN = root.dataset.token;
+  const $ = (id) => document.getElementById(id);
+
+  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const KINDS = {
+    "liars-dice": { faces: ["wheel", "2", "3", "4", "5", "6"], colours: null },
+    "pin456": { faces: ["1", "2", "3", "4", "5", "6"], colours: null },
+    "nine-dice": { faces: ["プ", "ラ", "ス", "ベ", "ガ", "ブ", "レ", "フ", "カ"], colours: ["white", "black", "blue", "green"] },
+    "doubt": { faces: RANKS, colours: Object.keys(SUITS), cards: true },
+  };
+  const KIND = KINDS[GAME];
+
+  let view = null;
+  const selections = {};          // action type -> {field: JSON value}
+  let manual = [];                // objects typed by hand for the pending reveal
+  let manualColour = KIND.colours ? KIND.colours[0] : null;
+  let odds = null;
+  let ownDice = [];
+  let editor = null;              // {index} or {add: box}
+
+  function faceLabel(face) {
+    if (face === "wheel") return fieldText("wheel");
+    if (KIND.cards && face && SUITS[face.slice(-1)]) return face.slice(0, -1) + SUITS[face.slice(-1)];
+    return face;
+  }
+  function objectLabel(o) {
+    if (KIND.cards) return faceLabel(o.face);
+    return (o.colour && KIND.colours ? fieldText(o.colour) + " " : "") + faceLabel(o.face);
+  }
+  function compose(face, colour) {
+    if (KIND.cards) return { kind: "card", face: face + colour, colour: null };
+    return { kind: "die", face, colour: KIND.colours ? colour : null };
+  }
+  function testValue(v) { return String(v).replace(/[^\w\-]/g, (c) => "u" + c.codePointAt(0).toString(16)); }
+
+  async function call(method, path, body) {
+    try {
+      return await api(method, path, body, TOKEN);
+    } catch (err) {
+      toast(err.message);
+      return null;  // the toast told the player; the page stays as it was
+    }
+  }
+  function apply(result) {
+    if (result && result.view) { view = result.view; render(); }
+    else if (result && result.seq !== undefined) { view = result; render(); }
+  }
+
+  // --- status ---------------------------------------------------------------------------
+  function describeBid(bid) {
+    if (!bid) return "—";
+    const face = bid.face === "wheel" ? fieldText("wheel") : bid.face;
+    return LANG === "ja" ? `${face}のダイスが${bid.quantity}個` : `${bid.quantity} × "${face}"`;
+  }
+  function renderStatus() {
+    const s = view.state, box = $("status");
+    const lines = [];
+    const turn = s.turn || (typeof s.parent === "string" && s.phase === "declare" ? s.parent : null);
+    if (view.terminal) {
+      let over = t("game_over");
+      if (view.winner) over += ` — ${t("winner")}: ${view.winner}`;
+      if (s.loser) over += ` — ${t("loser")}: ${s.loser}`;
+      if (s.draw) over += ` — ${t("draw")}`;
+      lines.push(el("p", { class: "over", "data-testid": "game-over", text: over }));
+    } else if (turn) {
+      lines.push(el("p", { class: "turn", "data-testid": "turn", text: `${t("turn")}: ${turn}` }));
+    }
+    if (GAME === "liars-dice") {
+      lines.push(el("p", { "data-testid": "standing-bid", text: `${t("bid")}: ${s.bid ? s.bid.player + " — " + describeBid(s.bid) : "—"}` }));
+    } else if (GAME === "doubt") {
+      lines.push(el("p", { text: `${t("rank")}: ${s.rank || "—"} · ${t("pile")}: ${s.pile ?? 0}` }));
+    } else if (GAME === "pin456") {
+      if (s.declared) lines.push(el("p", { text: `${fieldText("declare")}: ${s.declared}` }));
+      if (s.stake) lines.push(el("p", { text: `${t("stake")}: ${s.stake.amount}P · ${t("guess")}: ${s.stake.guess}` }));
+      if (view.aids && view.aids.feasible_sums && view.aids.feasible_sums.length)
+        lines.push(el("p", { "data-testid": "feasible-sums", text: `${t("feasible")}: ${view.aids.feasible_sums.join(", ")}` }));
+    } else if (GAME === "nine-dice" && !s.round_open && s.rounds && s.rounds.length) {
+      const last = s.rounds[s.rounds.length - 1];
+      lines.push(el("p", { text: `${t("best")}: ${(last.best || []).join(" / ")}${last.winner ? " — " + last.winner : ""}` }));
+    }
+    if (view.reading_expected) lines.push(el("p", { "data-testid": "waiting-reading", text: t("waiting_reading") }));
+    box.replaceChildren(...lines);
+  }
+
+  // --- actions: every legal action, chosen field by field -----------------------------
+  function fieldsOf(actions) {
+    const order = [];
+    for (const a of actions) for (const k of Object.keys(a)) if (k !== "type" && !order.includes(k)) order.push(k);
+    order.sort((x, y) => (x === "player" ? -1 : y === "player" ? 1 : 0));
+    return order;
+  }
+  const key = (v) => JSON.stringify(v);
+  function matching(actions, sel) {
+    return actions.filter((a) => Object.entries(sel).every(([f, v]) => key(a[f]) === v));
+  }
+  function oddsFor(type, field, action) {
+    if (!odds || type !== "bid" || field !== "face") return null;
+    const hit = odds.raises.find((r) => r.quantity === action.quantity && r.face === action.face);
+    return hit ? hit.probability : null;
+  }
+  function actionGroup(type, actions) {
+    const sel = selections[type] || (selections[type] = {});
+    const fields = fieldsOf(actions);
+    // Drop selections that are no longer possible.
+    for (const f of Object.keys(sel)) if (!matching(actions, { [f]: sel[f] }).length) delete sel[f];
+    const group = el("div", { class: "action-group", "data-testid": "action-" + type });
+    group.append(el("h3", { text: fieldText(type) }));
+    const allSingle = fields.every((f) => new Set(actions.map((a) => key(a[f]))).size === 1);
+    if (actions.length === 1 && allSingle) {
+      const a = actions[0];
+      const who = a.player || "";
+      group.append(el("button", { class: "primary", "data-testid": "do-" + type,
+        text: fieldText(type) + (who ? ` (${who})` : "") + (a.fake !== undefined ? `: ${fieldText(String(a.fake))}` : ""),
+        onclick: () => send(a) }));
+      return group;
+    }
+    const chosen = {};
+    for (const f of fields) {
+      const pool = matching(actions, chosen).filter((a) => f in a);
+      if (!pool.length) continue;
+      const values = [...new Map(pool.map((a) => [key(a[f]), a])).entries()];
+      if (values.length === 1) {
+        chosen[f] = values[0][0];
+        if (sel[f] !== undefined && sel[f] !== values[0][0]) delete sel[f];
+        group.append(el("div", { class: "field" }, el("span", { text: fieldText(f) }), el("b", { text: fieldText(JSON.parse(values[0][0])) })));
+        continue;
+      }
+      const chips = el("div", { class: "chips" });
+      for (const [v, sample] of values) {
+        const value = JSON.parse(v);
+        const btn = el("button", { "data-testid": `choice-${type}-${f}-${testValue(value)}`, class: sel[f] === v ? "on" : "",
+          onclick: () => { sel[f] = v; fields.slice(fields.indexOf(f) + 1).forEach((g) => delete sel[g]); renderActions(); } },
+          f === "face" ? faceLabel(value) : fieldText(value));
+        if (type === "stake" && f === "guess" && view.aids && view.aids.feasible_sums && view.aids.feasible_sums.includes(value))
+          btn.classList.add("feasible");
+        const partial = Object.fromEntries(Object.entries(chosen).map(([k, x]) => [k, JSON.parse(x)]));
+        const p = oddsFor(type, f, { ...partial, [f]: value });
+        if (p !== null) btn.append(el("span", { class: "pct", text: Math.round(p * 100) + "%" }));
+        chips.append(btn);
+      }
+      group.append(el("div", { class: "field" }, el("span", { text: fieldText(f) }), chips));
+      if (sel[f] === undefined) break;
+      chosen[f] = sel[f];
+    }
+    const exact = actions.filter((a) => Object.keys(a).filter((k) => k !== "type").every((k) => chosen[k] === key(a[k]))
+      && Object.keys(chosen).every((k) => k in a));
+    group.append(el("button", { class: "primary", "data-testid": "send-" + type, disabled: exact.length !== 1,
+      text: t("send"), onclick: () => send(exact[0]) }));
+    return group;
+  }
+  function renderActions() {
+    const box = $("actions");
+    const groups = new Map();
+    for (const a of view.legal_actions) {
+      if (!groups.has(a.type)) groups.set(a.type, []);
+      groups.get(a.type).push(a);
+    }
+    if (!groups.size) { box.replaceChildren(el("p", { class: "help", "data-testid": "no-actions", text: t("no_actions") })); return; }
+    box.replaceChildren(...[...groups.entries()].map(([type, actions]) => actionGroup(type, actions)));
+  }
+  async function send(action) {
+    const result = await call("POST", `/api/tables/${TABLE}/actions`, action);
+    if (result) delete selections[action.type];
+    apply(result);
+  }
+
+  // --- reveal: camera or by hand ----------------------------------------------------------
+  function chipRow(box, values, label, onpick, testPrefix, isOn) {
+    box.replaceChildren(...values.map((v) => el("button", { "data-testid": `${testPrefix}-${testValue(v)}`,
+      class: isOn && isOn(v) ? "on" : "", onclick: () => onpick(v) }, label(v))));
+  }
+  function renderManual() {
+    if (KIND.colours) chipRow($("manual-colours"), KIND.colours, (c) => (KIND.cards ? SUITS[c] : fieldText(c)),
+      (c) => { manualColour = c; renderManual(); }, "manual-colour", (c) => c === manualColour);
+    chipRow($("manual-faces"), KIND.faces, faceLabel, (f) => { manual.push(compose(f, manualColour)); renderManual(); }, "manual-face");
+    $("manual-list").replaceChildren(...manual.map((o, i) => el("button", { "data-testid": "manual-item-" + i,
+      onclick: () => { manual.splice(i, 1); renderManual(); } }, objectLabel(o))));
+  }
+  function renderReveal() {
+    $("reveal-card").hidden = !view.reading_expected;
+    renderManual();
+  }
+
+  // --- verdict panel with tap-to-correct ----------------------------------------------------
+  function hideSpoiler(reading) {
+    // Nine Dice: the best hand is the puzzle; show it only once the round is decided.
+    return GAME === "nine-dice" && view.state.round_open && reading.status === "verdict";
+  }
+  function renderVerdict() {
+    const reading = view.reading;
+    const panel = $("verdict-panel");
+    panel.hidden = !reading;
+    if (!reading) return;
+    panel.dataset.readingId = reading.id;
+    panel.dataset.status = reading.status;
+    $("reading-status").textContent = t("status_" + reading.status);
+    const spoiler = hideSpoiler(reading);
+    const summary = reading.verdict && !spoiler ? reading.verdict.summary[LANG] || reading.verdict.summary.en : "";
+    $("verdict-summary").textContent = spoiler ? `${reading.objects.length} ✓` : summary;
+    $("reread-prompt").hidden = reading.status !== "reread";
+    $("reread-reason").textContent = reading.reason ? (reading.reason.message || reading.reason.messages[LANG]) : "";
+    const highlight = new Set(reading.verdict && !spoiler ? reading.verdict.highlight || [] : []);
+    const photo = $("photo");
+    photo.replaceChildren();
+    if (reading.snapshot && reading.width && reading.height) {
+      const img = el("img", { src: reading.snapshot, alt: "reveal", "data-testid": "reveal-image" });
+      photo.append(img);
+      reading.objects.forEach((o, i) => {
+        const [x1, y1, x2, y2] = o.box;
+        const box = el("div", { class: "box" + (highlight.has(i) ? " hl" : "") + (o.uncertain ? " unsure" : "") + (o.corrected ? " fixed" : ""),
+          "data-testid": "object-box-" + i, title: objectLabel(o),
+          onclick: (e) => { e.stopPropagation(); openEditor({ index: i }); } }, objectLabel(o));
+        box.style.left = (100 * x1 / reading.width) + "%";
+        box.style.top = (100 * y1 / reading.height) + "%";
+        box.style.width = (100 * (x2 - x1) / reading.width) + "%";
+        box.style.height = (100 * (y2 - y1) / reading.height) + "%";
+        photo.append(box);
+      });
+      photo.onclick = (e) => {
+        const r = photo.getBoundingClientRect();
+        const cx = (e.clientX - r.left) / r.width * reading.width, cy = (e.clientY - r.top) / r.height * reading.height;
+        const sizes = reading.objects.map((o) => o.box[2] - o.box[0]).filter((w) => w > 0).sort((a, b) => a - b);
+        const half = (sizes.length ? sizes[sizes.length >> 1] : reading.width * 0.06) / 2;
+        openEditor({ add: [cx - half, cy - half, cx + half, cy + half].map((v) => Math.round(v * 10) / 10) });
+      };
+    }
+    const chips = reading.objects.map((o, i) => el("button", {
+      class: (highlight.has(i) ? "hl" : "") + (o.uncertain ? " unsure" : ""), "data-testid": "object-" + i,
+      onclick: () => openEditor({ index: i }) }, objectLabel(o)));
+    chips.push(el("button", { "data-testid": "object-add", onclick: () => openEditor({ add: [0, 0, 0, 0] }) }, "+"));
+    $("objects").replaceChildren(...chips);
+    // Re-read replaces the reading of the last reveal, or reads the pending one.
+    $("reread-button").hidden = !((reading.status === "verdict" && reading.event_seq === view.seq - 1) || reading.status === "reread");
+    $("corrections").replaceChildren(...reading.corrections.map((c) => el("li", {
+      text: `${c.created.slice(11, 19)} ${c.who}: ${c.before.map(objectLabel).join(" ")} → ${c.after.map(objectLabel).join(" ")}` })));
+  }
+  function openEditor(target) {
+    editor = { ...target, face: null, colour: manualColour };
+    if (target.index !== undefined) {
+      const o = view.reading.objects[target.index];
+      if (KIND.cards) { editor.face = o.face.slice(0, -1); editor.colour = o.face.slice(-1); }
+      else { editor.face = o.face; editor.colour = o.colour || manualColour; }
+    }
+    $("editor-delete").hidden = target.index === undefined;
+    renderEditor();
+    $("editor").hidden = false;
+  }
+  function renderEditor() {
+    if (KIND.colours) chipRow($("editor-colours"), KIND.colours, (c) => (KIND.cards ? SUITS[c] : fieldText(c)),
+      (c) => { editor.colour = c; renderEditor(); }, "editor-colour", (c) => c === editor.colour);
+    chipRow($("editor-faces"), KIND.faces, faceLabel, (f) => { editor.face = f; renderEditor(); }, "editor-face", (f) => f === editor.face);
+    $("editor-save").disabled = !editor.face;
+  }
+  async function saveCorrection(change) {
+    const who = $("who").value.trim() || undefined;
+    $("editor").hidden = true;
+    const result = await call("POST", `/api/tables/${TABLE}/readings/${view.reading.id}/corrections`, { who, changes: [change] });
+    apply(result);
+  }
+  $("editor-cancel").addEventListener("click", () => { $("editor").hidden = true; });
+  $("editor-delete").addEventListener("click", () => saveCorrection({ index: editor.index, remove: true }));
+  $("editor-save").addEventListener("click", () => {
+    const obj = compose(editor.face, editor.colour);
+    if (editor.index !== undefined) saveCorrection({ index: editor.index, face: obj.face, colour: obj.colour });
+    else saveCorrection({ add: { ...obj, box: editor.add } });
+  });
+
+  // --- score, history ---------------------------------------------------------------------------
+  function renderScore() {
+    const sc = view.score;
+    const head = el("tr", {}, el("th", { text: t("player") }), ...sc.columns.map((c) => el("th", { text: c[LANG] || c.en })));
+    const rows = sc.rows.map((r) => el("tr", { class: (r.out ? "out " : "") + (r.turn ? "turn" : ""), "data-testid": "score-" + r.player },
+      el("td", { text: r.player }), ...r.values.map((v) => el("td", { text: v === true ? "★" : v === false ? "" : String(v) }))));
+    $("score").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
+  }
+  function describeEvent(e) {
+    const parts = Object.entries(e).filter(([k]) => k !== "type").map(([k, v]) => {
+      if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? objectLabel(x) : faceLabel(x))).join(" ");
+      if (v && typeof v === "object") return Object.entries(v).map(([a, b]) => `${a}: ${Array.isArray(b) ? b.join(" ") : b}`).join("; ");
+      return k === "player" ? v : `${fieldText(k)} ${fieldText(v)}`;
+    });
+    return `${fieldText(e.type)} ${parts.join(" · ")}`;
+  }
+  function renderHistory() {
+    const items = view.history.slice().reverse().map((h) => el("li", { value: h.seq + 1, "data-testid": "history-" + h.seq,
+      text: describeEvent(h.event) }));
+    $("history").replaceChildren(...items);
+  }
+
+  // --- odds (Liar's Dice) -----------------------------------------------------------------------
+  async function refreshOdds() {
+    odds = null;
+    if (GAME !== "liars-dice" || !$("odds-toggle").checked || !view || !view.state.turn) { renderOdds(); return; }
+    try { odds = await api("POST", `/api/tables/${TABLE}/odds`, { dice: ownDice }); } catch (err) { odds = null; }
+    renderOdds();
+    renderActions();
+  }
+  function renderOdds() {
+    $("odds-panel").hidden = !$("odds-toggle").checked;
+    chipRow($("odds-faces"), KINDS["liars-dice"].faces, faceLabel, (f) => { ownDice.push(f); refreshOdds(); }, "odds-face");
+    $("odds-own").replaceChildren(...ownDice.map((f, i) => el("button", { "data-testid": "odds-own-" + i,
+      onclick: () => { ownDice.splice(i, 1); refreshOdds(); } }, faceLabel(f))));
+    let line = "";
+    if (odds) {
+      line = `${odds.player}: ${odds.unseen} ${t("unseen")}`;
+      if (odds.bid) line += ` · ${t("odds_standing")} (${describeBid(odds.bid)}): ${(odds.bid.probability * 100).toFixed(1)}%`;
+    }
+    $("odds-result").textContent = line;
+  }
+  if (GAME === "liars-dice") {
+    $("odds-box").hidden = false;
+    $("odds-toggle").addEventListener("change", () => { refreshOdds(); renderActions(); });
+  }
+
+  // --- invite -----------------------------------------------------------------------------------
+  async function renderInvite() {
+    if (root.dataset.canInvite !== "true" || !$("qr")) return;
+    try {
+      const join = await api("GET", `/api/tables/${TABLE}/join`, null, TOKEN);
+      $("qr").innerHTML = join.qr_svg;  // our own server's SVG (segno), no scripts in it
+      $("join-url").textContent = join.url;
+      $("join-url").href = join.url;
+    } catch (err) { /* not the host: nothing to show */ }
+  }
+
+  // --- everything ---------------------------------------------------------------------------------
+  function render() {
+    root.dataset.seq = view.seq;
+    renderStatus();
+    renderActions();
+    renderReveal();
+    renderVerdict();
+    renderScore();
+    renderHistory();
+    if (GAME === "liars-dice" && $("odds-toggle").checked) refreshOdds();
+  }
+  function renderCamera(status) {
+    const badge = $("camera-badge");
+    badge.className = "badge " + (status.online ? "online" : "offline");
+    badge.dataset.online = status.online ? "true" : "false";
+    badge.textContent = `${t("camera")}: ${status.online ? t("online") : t("offline")}`;
+    badge.title = status.last_error || status.source || "";
+  }
+
+  $("reveal-button").addEventListener("click", async () => {
+    const result = await call("POST", `/api/tables/${TABLE}/reveal`, {});
+    apply(result);
+  });
+  $("manual-send").addEventListener("click", async () => {
+    const result = await call("POST", `/api/tables/${TABLE}/reveal`, { reading: { objects: manual } });
+    if (result) manual = [];
+    apply(result);
+  });
+  $("manual-clear").addEventListener("click", () => { manual = []; renderManual(); });
+  $("reread-button").addEventListener("click", async () => {
+    apply(await call("POST", `/api/tables/${TABLE}/reread`, {}));
+  });
+  $("undo-button").addEventListener("click", async () => {
+    apply(await call("POST", `/api/tables/${TABLE}/undo`, {}));
+  });
+
+  const events = new EventSource(`/api/tables/${TABLE}/events?lang=${LANG}`);
+  events.addEventListener("state", (e) => { view = JSON.parse(e.data); render(); });
+  events.addEventListener("camera", (e) => renderCamera(JSON.parse(e.data)));
+  events.addEventListener("verdict", (e) => {
+    const r = JSON.parse(e.data).reading;
+    if (r.verdict && !(GAME === "nine-dice")) toast(r.verdict.summary[LANG] || r.verdict.summary.en, "info");
+  });
+  events.addEventListener("deleted", () => { events.close(); location.href = "/"; });
+  events.onopen = () => { $("conn").hidden = true; };
+  events.onerror = () => { $("conn").hidden = false; };
+  renderInvite();
+})();
