@@ -1,0 +1,140 @@
+"""Scene rendering: determinism, labels, every design and face, the labelling rule."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.detections import DIE_FACES
+from vision.synth.designs import DESIGNS, SIDES
+from vision.synth.dice import _N, _U, _V, up_rotation
+from vision.synth.errors import BadSceneConfig, UnknownColour, UnknownDesign, UnknownFace, UnknownTableFamily
+from vision.synth.geometry import Camera, rotation_z
+from vision.synth.scene import DieSpec, SceneConfig, render_scene
+from vision.synth.tables import FAMILIES, HELDOUT_FAMILIES, TRAIN_FAMILIES
+
+SMALL = dict(width=320, height=240)
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def test_same_seed_same_bytes() -> None:
+    cfg = SceneConfig(**SMALL)
+    a = render_scene(_rng(5), cfg)
+    b = render_scene(_rng(5), cfg)
+    assert a.image.tobytes() == b.image.tobytes()
+    assert a.objects == b.objects
+    assert a.meta == b.meta
+    assert json.loads(json.dumps(a.meta)) == a.meta  # JSON-serialisable as it is
+    c = render_scene(_rng(6), cfg)
+    assert c.image.tobytes() != a.image.tobytes()
+
+
+@pytest.mark.parametrize("name", sorted(DESIGNS))
+def test_every_design_and_face_renders_as_requested(name: str) -> None:
+    design = DESIGNS[name]
+    specs = tuple(DieSpec(name, colour, face) for face, colour in zip(design.labels, design.colours * 6))
+    scene = render_scene(_rng(11), SceneConfig(width=480, height=360, dice=specs, die_px=(26, 30)))
+    assert scene.image.shape == (360, 480, 3) and scene.image.dtype == np.uint8
+    assert [(o.face, o.colour) for o in scene.objects] == [(s.face, s.colour) for s in specs]
+    for o in scene.objects:
+        x1, y1, x2, y2 = o.box
+        assert 0 <= x1 < x2 <= 480 and 0 <= y1 < y2 <= 360
+        assert o.kind == "die" and o.score == 1.0 and o.face in DIE_FACES
+        assert 8 <= x2 - x1 <= 120 and 8 <= y2 - y1 <= 120
+
+
+def test_requested_dice_with_random_faces_and_colours_are_all_labelled() -> None:
+    specs = (DieSpec("liars"),) * 10
+    for seed in range(3):
+        scene = render_scene(_rng(seed), SceneConfig(**SMALL, dice=specs))
+        assert len(scene.objects) == 10
+        assert all(o.face in DESIGNS["liars"].labels and o.colour in DESIGNS["liars"].colours for o in scene.objects)
+
+
+def test_random_scenes_follow_the_labelling_rule() -> None:
+    for seed in range(12):
+        scene = render_scene(_rng(100 + seed), SceneConfig(**SMALL))
+        assert scene.meta["table"]["family"] in TRAIN_FAMILIES
+        labelled = [d for d in scene.meta["dice"] if d["labelled"]]
+        assert len(labelled) == len(scene.objects)
+        for d in scene.meta["dice"]:
+            assert (d["up_face_visible"] >= 0.6) == d["labelled"] or "box" not in d
+        for o, d in zip(scene.objects, labelled):
+            assert (o.face, o.colour) == (d["face"], d["colour"])
+            assert list(o.box) == d["box"]
+        assert 1 <= len(scene.meta["dice"]) <= 25
+
+
+def test_a_die_whose_up_face_is_mostly_covered_is_not_labelled() -> None:
+    from vision.synth.layers import Layer, composite
+    from vision.synth.scene import _Die, _hide, _visible
+
+    h = w = 20
+    img = np.zeros((40, 40, 3), np.float32)
+    zbuf = np.full((40, 40), np.inf, np.float32)
+    die = _Die(DieSpec("pips", "white", "3"), 8.0)
+    alpha = np.ones((h, w), np.float32)
+    die.layer = Layer(10, 10, np.ones((h, w, 3), np.float32), alpha, np.full((h, w), 500.0, np.float32))
+    die.top = np.zeros((h, w), np.float32)
+    die.top[:12, :] = 1.0  # the up face is the upper part of the window
+    res = composite(img, zbuf, die.layer)
+    assert res is not None
+    die.keep = res[1].copy()
+    box, frac = _visible(die, 40, 40)
+    assert frac == 1.0 and box == (10.0, 10.0, 30.0, 30.0)
+    # A hand in front covering the upper 8 rows: two thirds of the up face gone.
+    cover = np.zeros((h, w), np.float32)
+    cover[:8, :] = 1.0
+    hand = Layer(10, 10, np.zeros((h, w, 3), np.float32), cover, np.ones((h, w), np.float32))
+    res = composite(img, zbuf, hand)
+    assert res is not None
+    _hide([die], None, hand, res)
+    box, frac = _visible(die, 40, 40)
+    assert abs(frac - 4 / 12) < 1e-6 and frac < SceneConfig().min_visible
+    assert box == (10.0, 18.0, 30.0, 30.0)  # the box shrinks to what is still visible
+
+
+def test_table_families_split() -> None:
+    assert not set(TRAIN_FAMILIES) & set(HELDOUT_FAMILIES)
+    assert set(TRAIN_FAMILIES) | set(HELDOUT_FAMILIES) == set(FAMILIES)
+    for fam in HELDOUT_FAMILIES:
+        scene = render_scene(_rng(3), SceneConfig(**SMALL, table_families=(fam,), dice=(DieSpec("pips"),)))
+        assert scene.meta["table"]["family"] == fam and scene.meta["heldout"]
+
+
+def test_bad_requests_raise_their_own_errors() -> None:
+    with pytest.raises(UnknownDesign):
+        render_scene(_rng(0), SceneConfig(dice=(DieSpec("d20"),)))
+    with pytest.raises(UnknownColour):
+        render_scene(_rng(0), SceneConfig(dice=(DieSpec("pips", "plaid"),)))
+    with pytest.raises(UnknownFace):
+        render_scene(_rng(0), SceneConfig(dice=(DieSpec("liars", None, "1"),)))
+    with pytest.raises(UnknownTableFamily):
+        render_scene(_rng(0), SceneConfig(table_families=("lava",)))
+    with pytest.raises(BadSceneConfig):
+        render_scene(_rng(0), SceneConfig(width=640))
+
+
+def test_faces_are_never_mirrored_and_up_side_is_on_top() -> None:
+    cam = Camera.look_at(640, 480, 60.0, 400.0, 0.0, 0.0)
+    for side in range(len(SIDES)):
+        for yaw in (0.0, 1.0, 2.5):
+            rot = rotation_z(yaw) @ up_rotation(side)
+            assert np.allclose(rot @ _N[side], [0, 0, 1], atol=1e-9)
+            p0 = np.array([[0.0, 0.0, 10.0]])
+            pts = np.concatenate([p0, p0 + rot @ _U[side], p0 + rot @ _V[side]])
+            px, _ = cam.project(pts)
+            du, dv = px[1] - px[0], px[2] - px[0]
+            assert du[0] * dv[1] - du[1] * dv[0] > 0  # texture u->v turns the same way as image x->y
+
+
+def test_opposite_pip_faces_sum_to_seven() -> None:
+    faces = DESIGNS["pips"].faces
+    for i, (axis, sign) in enumerate(SIDES):
+        j = SIDES.index((axis, -sign))
+        assert int(faces[i]) + int(faces[j]) == 7
