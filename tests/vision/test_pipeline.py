@@ -1,0 +1,295 @@
+"""The live pipeline end to end, with a fake reader on a folder source (and a demo benchmark)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.livefakes import BlobReader, Opener, scene, write_scene
+from vision.detections import Detection, Reading
+from vision.overlay import DEFAULT_STYLE
+from vision.pipeline import MJPEG_BOUNDARY, EventKind, LivePipeline, PipelineEvent, Reader
+from vision.settle import SettleConfig, SettleState
+from vision.sources import FolderEmpty
+
+FAST = SettleConfig(stable_frames=3, min_still_s=0.1)
+SCENES = [
+    [(50, 50, "1"), (150, 50, "6")],
+    [(100, 120, "wheel")],
+    [(60, 160, "3"), (200, 150, "4"), (260, 60, "5")],
+]
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = 8.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.01)
+    return cond()
+
+
+class Events:
+    def __init__(self) -> None:
+        self.items: list[PipelineEvent] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, event: PipelineEvent) -> None:
+        with self.lock:
+            self.items.append(event)
+
+    def of(self, kind: EventKind) -> list[PipelineEvent]:
+        with self.lock:
+            return [e for e in self.items if e.kind is kind]
+
+
+def decode(data: bytes) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+@pytest.fixture
+def photos(tmp_path: Path) -> Path:
+    for k, dice in enumerate(SCENES):
+        write_scene(tmp_path / f"{k:02d}.png", dice)
+    return tmp_path
+
+
+def test_blob_reader_is_a_reader() -> None:
+    assert isinstance(BlobReader(), Reader)
+
+
+def test_folder_end_to_end(photos: Path) -> None:
+    reader = BlobReader()
+    events = Events()
+    pipe = LivePipeline(str(photos), reader, settle=FAST, detect_fps=30, source_options={"fps": 30, "hold_s": 0.6})
+    pipe.subscribe(events)
+    with pipe:
+        assert wait_until(lambda: len(events.of(EventKind.SETTLED)) >= 3)
+        settled = [e.settled for e in events.of(EventKind.SETTLED)[:3]]
+        assert [s.reading.faces() for s in settled] == [tuple(f for _, _, f in dice) for dice in SCENES]
+        assert [s.seq for s in settled] == [1, 2, 3]
+        assert all(s.image is not None and s.at is not None for s in settled)
+        assert events.of(EventKind.ONLINE) and not events.of(EventKind.OFFLINE)
+
+        status = pipe.status()
+        assert status.running and status.camera.online and status.reader["name"] == "blob-reader"
+        stats = pipe.stats()
+        assert stats.capture_fps > 15 and stats.detect_fps > 5 and stats.frames_detected >= 9
+        assert stats.reader_ms > 0 and stats.settled >= 3
+
+        live = pipe.latest()
+        assert live is not None and live.reading.width == 320
+        view = decode(pipe.jpeg())
+        assert view.shape == (240, 320, 3)
+
+        chunks = list(pipe.mjpeg(max_frames=2))
+        head, _, body = chunks[0].partition(b"\r\n\r\n")
+        assert head.startswith(f"--{MJPEG_BOUNDARY}\r\nContent-Type: image/jpeg".encode())
+        assert decode(body[:-2]).shape == (240, 320, 3)
+
+        snap = pipe.snapshot_jpeg(settled[0])
+        assert snap is not None and decode(snap).shape == (240, 320, 3)
+    assert reader.threads == {"pipeline-detect"}  # never on the capture thread
+    assert not pipe.status().running
+
+
+def test_highlight_and_reread(tmp_path: Path) -> None:
+    path = write_scene(tmp_path / "still.png", [(60, 60, "2"), (200, 120, "5")])
+    pipe = LivePipeline(str(path), BlobReader(), settle=FAST, detect_fps=30, source_options={"fps": 30})
+    with pipe:
+        first = pipe.wait_settled(0, timeout=8)
+        assert first is not None and first.reading.faces() == ("2", "5")
+        assert wait_until(lambda: pipe.latest() is not None and pipe.latest().state is SettleState.SETTLED)
+        plain = decode(pipe.jpeg())
+        pipe.set_highlight({1})
+        lit = decode(pipe.jpeg())
+        x1, y1, _, y2 = (int(v) for v in first.reading.objects[1].box)
+        ring = lit[(y1 + y2) // 2, x1 - 6 : x1 - 2].astype(int)
+        assert np.abs(ring - DEFAULT_STYLE.highlight).sum(axis=1).min() < 60
+        assert np.abs(plain[(y1 + y2) // 2, x1 - 6 : x1 - 2].astype(int) - DEFAULT_STYLE.highlight).sum(axis=1).min() > 60
+
+        assert pipe.wait_settled(first.seq, timeout=0.5) is None  # still scene: settled once
+        pipe.request_reread()
+        again = pipe.wait_settled(first.seq, timeout=8)
+        assert again is not None and again.seq == 2 and again.reading.faces() == ("2", "5")
+        assert not pipe.show([])  # only the demo takes hints
+
+
+class Flaky:
+    """A reader that fails until it is told it is healthy."""
+
+    info = {"name": "flaky"}
+
+    def __init__(self) -> None:
+        self.healthy = threading.Event()
+        self.failures = 0
+        self.inner = BlobReader()
+
+    def read(self, image_bgr: np.ndarray) -> Reading:
+        if not self.healthy.is_set():
+            self.failures += 1
+            raise RuntimeError("model not warmed up")
+        return self.inner.read(image_bgr)
+
+
+def test_reader_errors_are_reported_and_survived(tmp_path: Path) -> None:
+    path = write_scene(tmp_path / "a.png", [(60, 60, "4")])
+    reader = Flaky()
+    pipe = LivePipeline(str(path), reader, settle=FAST, detect_fps=30, source_options={"fps": 30})
+    with pipe:
+        assert wait_until(lambda: reader.failures >= 3)
+        assert "model not warmed up" in (pipe.status().reader_error or "")
+        assert pipe.latest() is None
+        reader.healthy.set()
+        settled = pipe.wait_settled(0, timeout=8)
+        assert settled is not None and settled.reading.faces() == ("4",)
+        assert pipe.status().reader_error is None
+        assert pipe.stats().reader_errors == reader.failures
+
+
+def test_offline_source_shows_a_placard_and_comes_back(tmp_path: Path) -> None:
+    image = scene([(100, 100, "6")])
+    cv2.imwrite(str(tmp_path / "later.png"), image)
+    later = tmp_path / "later.png"
+    folder = tmp_path / "cam"
+    folder.mkdir()
+    events = Events()
+    pipe = LivePipeline(
+        str(folder),
+        BlobReader(),
+        settle=FAST,
+        detect_fps=30,
+        camera_options={"backoff_s": 0.05, "backoff_max_s": 0.1},
+        source_options={"fps": 30},
+    )
+    pipe.subscribe(events)
+    with pipe:
+        assert wait_until(lambda: bool(events.of(EventKind.OFFLINE)))
+        off = events.of(EventKind.OFFLINE)[0]
+        assert off.camera.error_code == FolderEmpty.code
+        card = decode(pipe.jpeg())
+        assert card.shape == (480, 640, 3)  # no frame yet: a default-size placard
+        later.rename(folder / "a.png")
+        settled = pipe.wait_settled(0, timeout=8)
+        assert settled is not None and settled.reading.faces() == ("6",)
+        assert events.of(EventKind.ONLINE)
+
+
+def test_read_once_shares_the_reader(photos: Path) -> None:
+    reader = BlobReader()
+    pipe = LivePipeline(str(photos), reader, detect_fps=30, source_options={"fps": 30})
+    with pipe:
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(pipe.read_once(scene([(40, 40, "5")])))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert [r.faces() for r in results] == [("5",)] * 4
+
+
+def test_mjpeg_ends_when_the_pipeline_stops(photos: Path) -> None:
+    pipe = LivePipeline(str(photos), BlobReader(), source_options={"fps": 30}).start()
+    stream = pipe.mjpeg()
+    assert next(stream).startswith(b"--frame")
+    threading.Timer(0.2, pipe.stop).start()
+    t0 = time.monotonic()
+    rest = list(stream)
+    assert time.monotonic() - t0 < 3 and len(rest) < 60
+
+
+def test_listener_gets_offline_for_a_missing_camera() -> None:
+    def fail() -> None:
+        raise FolderEmpty(path="nowhere")
+
+    events = Events()
+    pipe = LivePipeline(Opener(fail), BlobReader(), camera_options={"backoff_s": 0.05})
+    pipe.subscribe(events)
+    with pipe:
+        assert wait_until(lambda: bool(events.of(EventKind.OFFLINE)))
+        assert pipe.latest() is None and pipe.settled() is None
+        assert pipe.status().camera.state == "offline"
+
+
+class DemoTruth:
+    """Reads the demo's ground truth for the frame on screen (a test double for a perfect model)."""
+
+    info = {"name": "demo-truth"}
+
+    def __init__(self) -> None:
+        self.pipe: LivePipeline | None = None
+
+    def read(self, image_bgr: np.ndarray) -> Reading:
+        src = self.pipe.camera.current_source() if self.pipe else None
+        truth = getattr(src, "last_truth", ())
+        if truth is None:  # rolling: a real reader sees dice, somewhere else each frame
+            rng = np.random.default_rng()
+            truth = tuple(Detection("die", "2", "red", (x, 10.0, x + 20, 30.0), 0.5) for x in rng.uniform(0, 280, 3))
+        return Reading(tuple(truth), image_bgr.shape[1], image_bgr.shape[0], 0.0)
+
+
+def test_demo_hint_becomes_a_settled_reveal() -> None:
+    from vision.demo import DemoSource
+    from vision.synth.sets import DieSpec
+
+    reader = DemoTruth()
+    opener = lambda: DemoSource(fps=30.0, size=(320, 240), hold_s=1.5, empty_s=0.1, rolling=3, bank=1, seed=3, games=("nine-dice",))
+    pipe = LivePipeline(opener, reader, settle=FAST, detect_fps=30)
+    reader.pipe = pipe
+    with pipe:
+        assert wait_until(lambda: pipe.camera.current_source() is not None)
+        assert pipe.show([DieSpec("liars") for _ in range(7)])
+        deadline = time.monotonic() + 30
+        settled = None
+        while time.monotonic() < deadline:
+            settled = pipe.wait_settled(settled.seq if settled else 0, timeout=1)
+            if settled is not None and len(settled.reading.objects) == 7:
+                break
+        assert settled is not None and len(settled.reading.objects) == 7
+        assert set(settled.reading.faces()) <= {"wheel", "2", "3", "4", "5", "6"}  # the liars dice, not the bank's Nine Dice
+        assert all(v.face_share == 1.0 for v in settled.votes)
+
+
+class TruthReader:
+    """For the benchmark: a reader that costs nothing and returns a fixed 9-dice reading,
+    so the numbers measure the pipeline (capture, hand-off, settling, overlay, JPEG)."""
+
+    info = {"name": "fixed"}
+
+    def __init__(self, reading: Reading) -> None:
+        self.reading = reading
+
+    def read(self, image_bgr: np.ndarray) -> Reading:
+        return self.reading
+
+
+def test_benchmark_demo_pipeline_fps(benchmark) -> None:  # type: ignore[no-untyped-def]
+    if benchmark.disabled:
+        pytest.skip("benchmarks are disabled by default (run with --benchmark-enable)")
+    faces = ("プ", "ラ", "ス", "ベ", "ガ", "ブ", "レ", "プ", "ラ")
+    reading = Reading(tuple(Detection("die", f, "white", (40 + 60 * k, 200, 90 + 60 * k, 250), 0.9) for k, f in enumerate(faces)), 640, 480, 0.0)
+    pipe = LivePipeline("demo", TruthReader(reading), detect_fps=30, stream_fps=30).start()
+    try:
+        assert pipe.camera.wait_frame(timeout=60) is not None
+        stream = pipe.mjpeg()
+        next(stream)
+
+        def pull() -> int:
+            return sum(1 for _ in zip(range(30), stream))
+
+        cpu0, wall0 = time.process_time(), time.monotonic()
+        benchmark.pedantic(pull, rounds=3, iterations=1)
+        cpu_share = (time.process_time() - cpu0) / (time.monotonic() - wall0)
+        stats = pipe.stats()
+        benchmark.extra_info.update(stats.to_json(), cpu_cores_used=round(cpu_share, 3))
+        print(f"\nCPU: {cpu_share:.2f} cores (background demo rendering included)")
+        print("\npipeline on demo:", stats.to_json())
+        assert stats.capture_fps >= 14
+    finally:
+        pipe.stop()

@@ -1,0 +1,184 @@
+"""Settling: moving dice never settle, a noisy misread is outvoted, a changed scene re-arms."""
+
+from __future__ import annotations
+
+import doctest
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import vision.settle as settle_mod
+from vision.detections import Detection, Reading
+from vision.settle import SettleConfig, Settler, SettleState, displacement, iou, match_still
+
+CFG = SettleConfig(stable_frames=5, min_still_s=0.0)
+
+
+def die(x: float, y: float, face: str, *, colour: str = "white", score: float = 0.9, size: float = 40.0, uncertain: bool = False) -> Detection:
+    return Detection("die", face, colour, (x, y, x + size, y + size), score, uncertain)
+
+
+def frame(*dets: Detection) -> Reading:
+    return Reading(objects=tuple(dets), width=640, height=480, ms=5.0)
+
+
+def feed(settler: Settler, frames: list[Reading], start: int = 0, fps: float = 10.0) -> list:
+    return [settler.update(r, index=start + k, t=(start + k) / fps) for k, r in enumerate(frames)]
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(settle_mod).failed == 0
+
+
+def test_geometry_helpers() -> None:
+    assert iou((0, 0, 10, 10), (0, 0, 10, 10)) == 1.0
+    assert iou((0, 0, 10, 10), (20, 20, 30, 30)) == 0.0
+    assert displacement((0, 0, 10, 10), (0, 3, 10, 13)) == pytest.approx(0.3)
+
+
+def test_moving_dice_never_settle() -> None:
+    s = Settler(CFG)
+    rolling = [frame(die(100 + 12 * k, 100, "3"), die(300, 200 - 10 * k, "5")) for k in range(40)]
+    assert all(out is None for out in feed(s, rolling))
+    assert s.state is SettleState.MOVING and s.last is None
+
+
+def test_small_jitter_is_still() -> None:
+    s = Settler(CFG)
+    jitter = [frame(die(100 + (k % 3), 100 - (k % 2), "3")) for k in range(5)]
+    out = feed(s, jitter)
+    assert out[:4] == [None] * 4 and out[4] is not None
+    assert out[4].reading.faces() == ("3",) and out[4].frame_index == 4
+
+
+def test_one_noisy_misread_is_voted_right() -> None:
+    s = Settler(CFG)
+    faces = ["4", "4", "6", "4", "4"]  # frame 2 misreads the die at (300, 100)
+    frames = [frame(die(100, 100, "2"), die(300, 100, f, colour="blue" if k != 3 else "black")) for k, f in enumerate(faces)]
+    settled = feed(s, frames)[-1]
+    assert settled is not None and settled.reading.faces() == ("2", "4")
+    vote = settled.votes[1]
+    assert (vote.face, vote.face_share, vote.colour, vote.colour_share) == ("4", 0.8, "blue", 0.8)
+    assert vote.counts == (("4", 4), ("6", 1))
+    assert vote.confidence == pytest.approx(0.8 * 0.9)
+    assert settled.reading.objects[1].score == pytest.approx(0.72) and not settled.reading.objects[1].uncertain
+    assert settled.votes[0].confidence == pytest.approx(0.9)
+
+
+def test_split_vote_is_uncertain() -> None:
+    s = Settler(CFG)
+    faces = ["ブ", "プ", "ブ", "プ", "フ"]
+    settled = feed(s, [frame(die(100, 100, f)) for f in faces])[-1]
+    assert settled is not None
+    assert settled.reading.objects[0].uncertain and settled.uncertain
+    assert settled.votes[0].face_share == 0.4
+
+
+def test_tie_goes_to_the_more_confident_face() -> None:
+    s = Settler(SettleConfig(stable_frames=4, min_still_s=0.0))
+    reads = [die(100, 100, "5", score=0.6), die(100, 100, "6", score=0.9), die(100, 100, "5", score=0.6), die(100, 100, "6", score=0.9)]
+    settled = feed(s, [frame(d) for d in reads])[-1]
+    assert settled is not None and settled.reading.faces() == ("6",)
+
+
+def test_settles_once_then_stays_quiet_while_still() -> None:
+    s = Settler(CFG)
+    out = feed(s, [frame(die(100, 100, "1"))] * 30)
+    assert sum(o is not None for o in out) == 1
+    assert s.state is SettleState.SETTLED and s.progress == 1.0
+
+
+def test_count_change_rearms() -> None:
+    s = Settler(CFG)
+    first = feed(s, [frame(die(100, 100, "1"), die(200, 100, "2"))] * 6)
+    second = feed(s, [frame(die(100, 100, "1"), die(200, 100, "2"), die(300, 100, "3"))] * 6, start=6)
+    third = feed(s, [frame(die(100, 100, "1"))] * 6, start=12)
+    settled = [o for o in first + second + third if o is not None]
+    assert [o.reading.faces() for o in settled] == [("1", "2"), ("1", "2", "3"), ("1",)]
+    assert [o.seq for o in settled] == [1, 2, 3]
+    assert settled[1].frame_index == 10  # fifth still frame of the new run (frames 6..10)
+
+
+def test_motion_then_new_resting_place_settles_again() -> None:
+    s = Settler(CFG)
+    still_a = [frame(die(100, 100, "1"))] * 6
+    rolling = [frame(die(100 + 30 * k, 100, "2")) for k in range(1, 6)]
+    still_b = [frame(die(250, 100, "5"))] * 6
+    out = [o for o in feed(s, still_a + rolling + still_b) if o is not None]
+    assert [o.reading.faces() for o in out] == [("1",), ("5",)]
+
+
+def test_same_scene_after_a_brief_disturbance_is_not_emitted_twice() -> None:
+    s = Settler(CFG)
+    scene = frame(die(100, 100, "1"), die(200, 100, "4"))
+    occluded = frame(die(100, 100, "1"))  # a hand covers a die for two frames
+    out = feed(s, [scene] * 6 + [occluded] * 2 + [scene] * 8)
+    assert sum(o is not None for o in out) == 1
+    assert s.state is SettleState.SETTLED
+
+
+def test_rearm_emits_the_scene_again() -> None:
+    s = Settler(CFG)
+    scene = frame(die(100, 100, "1"))
+    feed(s, [scene] * 6)
+    s.rearm()
+    again = s.update(scene, index=6, t=0.6)
+    assert again is not None and again.seq == 2
+
+
+def test_a_die_turned_in_place_is_a_new_reveal() -> None:
+    s = Settler(CFG)
+    out = feed(s, [frame(die(100, 100, "1"))] * 6 + [frame()] + [frame(die(100, 100, "6"))] * 6)
+    assert [o.reading.faces() for o in out if o is not None] == [("1",), ("6",)]
+
+
+def test_min_still_time_is_respected() -> None:
+    s = Settler(SettleConfig(stable_frames=3, min_still_s=1.0))
+    out = feed(s, [frame(die(100, 100, "2"))] * 12, fps=10)
+    assert [k for k, o in enumerate(out) if o is not None] == [10]
+
+
+def test_empty_table_never_settles() -> None:
+    s = Settler(CFG)
+    assert all(o is None for o in feed(s, [frame()] * 20))
+    assert s.state is SettleState.EMPTY and s.progress == 0.0
+
+
+def test_uncertain_reads_stay_uncertain() -> None:
+    s = Settler(CFG)
+    settled = feed(s, [frame(die(100, 100, "3", score=0.95, uncertain=True))] * 5)[-1]
+    assert settled is not None and settled.reading.objects[0].uncertain
+
+
+def test_image_and_wall_time_are_passed_through() -> None:
+    s = Settler(SettleConfig(stable_frames=1, min_still_s=0.0))
+    marker = object()
+    out = s.update(frame(die(1, 1, "2")), index=7, t=3.0, image=marker, at=1700000000.5)  # type: ignore[arg-type]
+    assert out is not None and out.image is marker and out.at == 1700000000.5
+    assert out.to_json()["reading"]["objects"][0]["face"] == "2"
+
+
+def test_match_still_pairs_nearest() -> None:
+    prev = [die(100, 100, "1"), die(104, 100, "2")]
+    cur = [die(105, 100, "2"), die(99, 100, "1")]
+    assert match_still(prev, cur, SettleConfig(move_frac=0.3, min_iou=0.1)) == [1, 0]
+    assert match_still(prev, cur[:1], CFG) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 12))
+def test_detection_order_does_not_matter(seed: int, n: int) -> None:
+    rng = random.Random(seed)
+    faces = [rng.choice("123456") for _ in range(n)]
+    dice = [die(60 * (k % 10), 60 * (k // 10), f) for k, f in enumerate(faces)]
+    frames = []
+    for _ in range(5):
+        shuffled = dice[:]
+        rng.shuffle(shuffled)
+        frames.append(frame(*shuffled))
+    settled = feed(Settler(CFG), frames)[-1]
+    assert settled is not None
+    assert sorted(zip((d.box for d in settled.reading.objects), settled.reading.faces())) == sorted((d.box, d.face) for d in dice)
+    assert all(v.face_share == 1.0 for v in settled.votes)

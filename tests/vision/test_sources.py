@@ -1,0 +1,265 @@
+"""Frame sources: what each spec opens, the errors a player sees, folder and video playback."""
+
+from __future__ import annotations
+
+import doctest
+import socket
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.sources as sources
+from tests.vision.livefakes import FACE_LEVELS, write_scene
+from vision.demo import DemoSource, game_of, liars_reveal, nine_reveal, pin456_reveal
+from vision.sources import (
+    CameraNotFound,
+    FolderEmpty,
+    FolderSource,
+    ImageUnreadable,
+    SourceError,
+    SourceNotFound,
+    StreamUnreachable,
+    VideoFileSource,
+    VideoUnreadable,
+    open_source,
+)
+from vision.synth.designs import DESIGNS
+from vision.synth.errors import SynthError
+from vision.synth.sets import DieSpec
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(sources).failed == 0
+
+
+def _solid(path: Path, level: int) -> Path:
+    cv2.imwrite(str(path), np.full((24, 32, 3), level, np.uint8))
+    return path
+
+
+def _level(image: np.ndarray) -> int:
+    return int(image[0, 0, 0])
+
+
+def test_unknown_spec_says_what_to_give() -> None:
+    with pytest.raises(SourceNotFound, match="no such file, folder or camera: 'nowhere/at/all'") as info:
+        open_source("nowhere/at/all")
+    assert "demo" in str(info.value)
+    assert info.value.message("ja").startswith("ファイル")
+
+
+def test_missing_camera_is_named() -> None:
+    with pytest.raises(CameraNotFound, match="camera 97 not found"):
+        open_source("97")
+
+
+def test_unreachable_stream_fails_fast() -> None:
+    with socket.socket() as s:  # a local port that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    with pytest.raises(StreamUnreachable, match=f"cannot open stream http://127.0.0.1:{port}/video"):
+        open_source(f"http://127.0.0.1:{port}/video")
+    assert time.monotonic() - t0 < 5
+
+
+def test_password_in_url_is_hidden() -> None:
+    with pytest.raises(StreamUnreachable) as info:
+        open_source("rtsp://admin:hunter2@127.0.0.1:1/live")
+    assert "hunter2" not in str(info.value) and "admin:***@" in str(info.value)
+
+
+def test_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not an image")
+    with pytest.raises(FolderEmpty, match="has no readable images"):
+        open_source(str(tmp_path))
+
+
+def test_every_error_has_both_languages() -> None:
+    kinds = [SourceError, *SourceError.__subclasses__()]
+    kinds += [k for c in list(kinds) for k in c.__subclasses__()]
+    for kind in kinds:
+        assert {"en", "ja"} <= set(kind.templates), kind
+
+
+def test_folder_cycles_in_name_order_holding_each_image(tmp_path: Path) -> None:
+    for name, level in (("b.png", 20), ("a.jpg", 10), ("c.PNG", 30)):
+        _solid(tmp_path / name, level)
+    src = open_source(str(tmp_path), fps=500, hold_s=2 / 500)
+    assert isinstance(src, FolderSource) and not src.live
+    levels = [_level(src.read()) for _ in range(8)]
+    assert [round(v, -1) for v in levels] == [10, 10, 20, 20, 30, 30, 10, 10]
+
+
+def test_folder_frames_are_read_only(tmp_path: Path) -> None:
+    _solid(tmp_path / "a.png", 10)
+    frame = open_source(str(tmp_path), fps=500).read()
+    with pytest.raises(ValueError):
+        frame[0, 0, 0] = 1
+
+
+def test_folder_picks_up_new_images_and_skips_broken_ones(tmp_path: Path) -> None:
+    _solid(tmp_path / "a.png", 10)
+    src = FolderSource(tmp_path, fps=500, hold_s=1 / 500)
+    assert round(_level(src.read()), -1) == 10
+    _solid(tmp_path / "b.png", 50)
+    (tmp_path / "broken.png").write_bytes(b"not really a png")
+    seen = {round(_level(src.read()), -1) for _ in range(6)}
+    assert seen == {10, 50}
+
+
+def test_emptied_folder_raises_folder_empty(tmp_path: Path) -> None:
+    path = _solid(tmp_path / "a.png", 10)
+    src = FolderSource(tmp_path, fps=500, hold_s=1 / 500)
+    src.read()
+    path.unlink()
+    with pytest.raises(FolderEmpty):
+        src.read()
+
+
+def test_single_image_is_a_still(tmp_path: Path) -> None:
+    path = write_scene(tmp_path / "reveal.png", [(50, 50, "3")])
+    src = open_source(str(path), fps=500)
+    a, b = src.read(), src.read()
+    assert a is b and a.shape == (240, 320, 3)
+    assert int(a[50, 50, 2]) == FACE_LEVELS["3"]
+
+
+def test_broken_image_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.jpg"
+    path.write_bytes(b"\xff\xd8 nope")
+    with pytest.raises(ImageUnreadable, match="broken.jpg"):
+        open_source(str(path))
+
+
+def _video(path: Path, levels: list[int]) -> Path:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 25.0, (32, 24))
+    assert writer.isOpened()
+    for level in levels:
+        writer.write(np.full((24, 32, 3), level, np.uint8))
+    writer.release()
+    return path
+
+
+def test_video_plays_at_its_rate_and_loops(tmp_path: Path) -> None:
+    path = _video(tmp_path / "clip.avi", [0, 60, 120, 180])
+    src = open_source(str(path))
+    assert isinstance(src, VideoFileSource) and src.fps == pytest.approx(25.0)
+    t0 = time.monotonic()
+    levels = [round(_level(src.read()) / 60) * 60 for _ in range(10)]
+    elapsed = time.monotonic() - t0
+    assert levels == [0, 60, 120, 180, 0, 60, 120, 180, 0, 60]
+    assert 9 / 25 * 0.8 < elapsed < 2.0  # paced at about 25 fps, not as fast as decoding goes
+    src.close()
+
+
+def test_video_that_is_not_a_video(tmp_path: Path) -> None:
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(b"garbage" * 100)
+    with pytest.raises(VideoUnreadable, match="clip.mp4"):
+        open_source(str(path)).read()
+
+
+def test_pacing_of_folder(tmp_path: Path) -> None:
+    _solid(tmp_path / "a.png", 10)
+    src = open_source(str(tmp_path), fps=50)
+    t0 = time.monotonic()
+    for _ in range(11):
+        src.read()
+    assert 0.16 < time.monotonic() - t0 < 0.6
+
+
+# -- the demo source ---------------------------------------------------------------------
+
+
+
+def test_demo_reveals_follow_the_games() -> None:
+    rng = np.random.default_rng(0)
+    nine = nine_reveal(rng, expansion=False)
+    assert len(nine) == 9 and sorted(s.colour for s in nine) == ["black"] * 3 + ["blue"] * 3 + ["white"] * 3
+    assert sorted(s.design for s in nine if s.colour == "white") == ["nine-a", "nine-a", "nine-c"]
+    assert [s.design for s in nine_reveal(rng, expansion=True)][-1] == "nine-x"
+    liars = liars_reveal(rng, 12)
+    assert len(liars) == 12 and len({s.colour for s in liars[:5]}) == 1 and liars[0].colour != liars[5].colour
+    for k in range(1, 7):
+        pin = pin456_reveal(rng, k)
+        assert len(pin) == k and {s.design for s in pin} <= {"pin", "456"}
+        assert sum(s.design == "pin" for s in pin) <= 3 and sum(s.design == "456" for s in pin) <= 3
+    assert game_of(liars) == "liars-dice" and game_of(nine) == "nine-dice"
+
+
+def _small_demo(**kw: object) -> DemoSource:
+    options = dict(fps=60.0, size=(320, 240), hold_s=0.3, empty_s=0.1, rolling=3, bank=1, seed=7)
+    options.update(kw)
+    return DemoSource(**options)  # type: ignore[arg-type]
+
+
+def test_demo_opens_by_name() -> None:
+    src = open_source("demo")
+    try:
+        assert isinstance(src, DemoSource) and src.name == "demo"
+    finally:
+        src.close()
+
+
+def test_demo_shows_the_hinted_reveal_and_serves_frames_fast() -> None:
+    src = _small_demo()
+    try:
+        src.show([DieSpec("liars") for _ in range(7)])
+        t0 = time.monotonic()
+        phases: list[str] = []
+        truth = None
+        n = 0
+        while time.monotonic() - t0 < 30:
+            frame = src.read()
+            n += 1
+            assert frame.shape == (240, 320, 3)
+            clip = src.clip
+            if clip is None or len(clip.specs) != 7:
+                continue
+            t = src.last_truth
+            phase = "empty" if t == () else ("rolling" if t is None else "still")
+            if not phases or phases[-1] != phase:
+                phases.append(phase)
+            if phase == "still":
+                truth = t
+                break
+        elapsed = time.monotonic() - t0
+        assert phases == ["empty", "rolling", "still"]
+        assert truth is not None and len(truth) == 7
+        assert all(o.face in DESIGNS["liars"].labels for o in truth)
+        assert n / elapsed >= 15  # frames keep coming while the hinted clip renders
+    finally:
+        src.close()
+
+
+def test_demo_still_frames_differ_only_by_noise() -> None:
+    src = _small_demo()
+    try:
+        stills: list[np.ndarray] = []
+        deadline = time.monotonic() + 30
+        while len(stills) < 2 and time.monotonic() < deadline:
+            frame = src.read()
+            if src.last_truth:
+                stills.append(frame.astype(int))
+        assert len(stills) == 2
+        diff = np.abs(stills[0] - stills[1])
+        assert 0 < diff.mean() < 6  # sensor noise, not a different picture
+    finally:
+        src.close()
+
+
+def test_demo_rejects_dice_it_cannot_draw() -> None:
+    src = _small_demo()
+    try:
+        with pytest.raises(SynthError):
+            src.show([DieSpec("d20")])
+        with pytest.raises(SynthError):
+            src.show([DieSpec("pin", "white", "6")])
+        with pytest.raises(SynthError):
+            src.show([])
+    finally:
+        src.close()

@@ -1,0 +1,477 @@
+"""The built-in ``demo`` source: a synthetic table that keeps revealing dice.
+
+No camera needed: ``tableref serve --source demo`` shows a loop of reveals rendered by
+:mod:`vision.synth`, cycling over the games:
+
+- Liar's Dice: 2-15 liars dice (one body colour per player's five);
+- Nine Dice: the 9 basic dice (per colour white/black/blue two A dice and one C die),
+  sometimes with the green expansion die;
+- Pin-456: k of the 3 pin dice and 3 four-five-six dice.
+
+Each reveal is a *clip*: the empty table for a moment, a few frames of dice rolling in
+(each die's patch slides and spins towards where it lands, motion-blurred), then the
+still scene held for ``hold_s`` seconds with fresh sensor noise on every frame, as a
+webcam would show it. The dashboard can ask for a reveal matching the dice in play with
+:meth:`DemoSource.show` (e.g. exactly 7 liars dice); that clip starts as soon as it is
+rendered.
+
+Rendering (a few hundred ms a scene) happens on a background thread: a bank of
+``bank`` clips is rendered up front and then one is refreshed per cycle through the bank,
+so :meth:`DemoSource.read` only picks a prepared frame and adds noise (well under a
+millisecond), serving ``fps`` frames a second without rendering on the hot path.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detections import Detection
+from vision.sources import _Pacer
+from vision.synth.designs import DESIGNS, design
+from vision.synth.errors import BadSceneConfig, UnknownColour
+from vision.synth.scene import RenderedScene, SceneConfig, render_scene
+from vision.synth.sets import DieSpec
+
+log = logging.getLogger(__name__)
+
+GAMES = ("liars-dice", "nine-dice", "pin456")
+# Plain surfaces, where painting the dice out for the empty table leaves no visible trace.
+DEMO_TABLES = ("wood", "felt", "laminate", "paper", "concrete")
+Renderer = Callable[[np.random.Generator, SceneConfig], RenderedScene]
+
+
+def liars_reveal(rng: np.random.Generator, n: int | None = None) -> tuple[DieSpec, ...]:
+    """``n`` liars dice (default 2-15), five per player, one body colour per player.
+
+    >>> [s.colour for s in liars_reveal(np.random.default_rng(3), 7)].count(None)
+    0
+    """
+    if n is None:
+        n = int(rng.integers(2, 16))
+    colours = list(DESIGNS["liars"].colours)
+    rng.shuffle(colours)
+    return tuple(DieSpec("liars", colours[(k // 5) % len(colours)]) for k in range(n))
+
+
+def nine_reveal(rng: np.random.Generator, expansion: bool | None = None) -> tuple[DieSpec, ...]:
+    """The 9 basic Nine Dice dice, plus the green ``nine-x`` die in about a third of rolls.
+
+    >>> len(nine_reveal(np.random.default_rng(0), expansion=True))
+    10
+    """
+    specs = [DieSpec(d, c) for c in ("white", "black", "blue") for d in ("nine-a", "nine-a", "nine-c")]
+    if expansion if expansion is not None else rng.random() < 0.33:
+        specs.append(DieSpec("nine-x", "green"))
+    return tuple(specs)
+
+
+def pin456_reveal(rng: np.random.Generator, k: int | None = None) -> tuple[DieSpec, ...]:
+    """``k`` of the 3 pin and 3 four-five-six dice (default 1-6), all one body colour.
+
+    >>> sorted(s.design for s in pin456_reveal(np.random.default_rng(1), 6))
+    ['456', '456', '456', 'pin', 'pin', 'pin']
+    """
+    if k is None:
+        k = int(rng.integers(1, 7))
+    colour = str(rng.choice(["white", "ivory", "red"]))
+    pool = [DieSpec("pin", colour)] * 3 + [DieSpec("456", colour)] * 3
+    keep = sorted(int(i) for i in rng.choice(6, k, replace=False))
+    return tuple(pool[i] for i in keep)
+
+
+REVEALS: dict[str, Callable[[np.random.Generator], tuple[DieSpec, ...]]] = {
+    "liars-dice": liars_reveal,
+    "nine-dice": nine_reveal,
+    "pin456": pin456_reveal,
+}
+
+
+def check_specs(specs: Sequence[DieSpec]) -> tuple[DieSpec, ...]:
+    """Validate a hint now (in the caller's thread) so a bad request fails loudly, not later."""
+    specs = tuple(specs)
+    if not 1 <= len(specs) <= 40:
+        raise BadSceneConfig(f"{len(specs)} dice: give 1..40")
+    for s in specs:
+        des = design(s.design)
+        if s.colour is not None and s.colour not in des.colours:
+            raise UnknownColour(s.colour)
+        if s.face is not None:
+            des.check_face(s.face)
+    return specs
+
+
+def game_of(specs: Sequence[DieSpec]) -> str:
+    """Which game a set of dice belongs to, by design (``"custom"`` for a mix).
+
+    >>> game_of([DieSpec("pin"), DieSpec("456")]), game_of([DieSpec("nine-a"), DieSpec("liars")])
+    ('pin456', 'custom')
+    """
+    families = {"liars": "liars-dice", "nine-a": "nine-dice", "nine-c": "nine-dice", "nine-x": "nine-dice", "pin": "pin456", "456": "pin456"}
+    games = {families.get(s.design, "custom") for s in specs}
+    return games.pop() if len(games) == 1 else "custom"
+
+
+@dataclass(frozen=True, eq=False)
+class DemoClip:
+    """One prepared reveal: empty table, rolling frames, the still and what is on it."""
+
+    game: str
+    specs: tuple[DieSpec, ...]
+    empty: np.ndarray
+    rolling: tuple[np.ndarray, ...]
+    still: np.ndarray
+    objects: tuple[Detection, ...]
+
+
+def _line_kernel(length: float, angle: float) -> np.ndarray:
+    n = max(1, int(math.ceil(length))) | 1
+    k = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2.0
+    dx, dy = math.cos(angle) * c, math.sin(angle) * c
+    cv2.line(k, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
+    return k / max(float(k.sum()), 1e-6)
+
+
+def _paste(dst: np.ndarray, patch: np.ndarray, alpha: np.ndarray, cx: float, cy: float) -> None:
+    """Alpha-blend ``patch`` (float32 BGR) centred at (cx, cy), clipped to ``dst``."""
+    ph, pw = alpha.shape
+    x0, y0 = int(round(cx - pw / 2)), int(round(cy - ph / 2))
+    h, w = dst.shape[:2]
+    sx0, sy0 = max(0, -x0), max(0, -y0)
+    dx0, dy0 = max(0, x0), max(0, y0)
+    dx1, dy1 = min(w, x0 + pw), min(h, y0 + ph)
+    if dx1 <= dx0 or dy1 <= dy0:
+        return
+    a = alpha[sy0 : sy0 + dy1 - dy0, sx0 : sx0 + dx1 - dx0, None]
+    p = patch[sy0 : sy0 + dy1 - dy0, sx0 : sx0 + dx1 - dx0]
+    roi = dst[dy0:dy1, dx0:dx1]
+    roi[:] = roi * (1.0 - a) + p * a
+
+
+def empty_table(still: np.ndarray, boxes: Sequence[tuple[float, float, float, float]], rng: np.random.Generator) -> np.ndarray:
+    """The table of ``still`` with the dice (and their shadows) painted out.
+
+    The renderer cannot draw a table without dice, so the dice are removed: boxes plus a
+    margin, and nearby pixels clearly darker than the table around them (shadows), are
+    inpainted for the smooth shading, then the table's fine texture is copied back from
+    a region of the frame that holds no die. Good on the plain table families the demo
+    uses (wood, felt, laminate, paper, concrete); checks and patterns would smear.
+    """
+    h, w = still.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    sizes = [max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes]
+    die = float(np.median(sizes)) if sizes else 20.0
+    for (x1, y1, x2, y2), size in zip(boxes, sizes):
+        m = 0.2 * size
+        cv2.rectangle(mask, (int(x1 - m), int(y1 - m)), (int(math.ceil(x2 + m)), int(math.ceil(y2 + m))), 255, -1)
+    lum = cv2.cvtColor(still, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    valid = (mask == 0).astype(np.float32)
+    sigma = 1.5 * die
+    background = cv2.GaussianBlur(lum * valid, (0, 0), sigma) / np.maximum(cv2.GaussianBlur(valid, (0, 0), sigma), 1e-3)
+    reach = int(2 * die) | 1
+    near = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    shadow = (cv2.GaussianBlur(lum, (0, 0), 2.0) < 0.9 * background) & (near > 0)
+    mask = cv2.dilate(mask | (shadow.astype(np.uint8) * 255), np.ones((5, 5), np.uint8))
+    low = cv2.inpaint(still, mask, 3, cv2.INPAINT_TELEA).astype(np.float32)
+    detail = still.astype(np.float32) - cv2.GaussianBlur(still.astype(np.float32), (0, 0), 2.5)
+    best: tuple[float, int, int] | None = None
+    for _ in range(40):
+        dx, dy = int(rng.integers(-w // 2, w // 2)), int(rng.integers(-h // 2, h // 2))
+        # detail is taken from p + (dy, dx) for each masked p: that source must hold no die.
+        clash = float((np.roll(mask, (-dy, -dx), axis=(0, 1)) & mask).mean())
+        cost = 1000.0 * clash + math.hypot(dx, dy) / max(w, h)
+        if best is None or cost < best[0]:
+            best = (cost, dx, dy)
+    assert best is not None
+    cost, dx, dy = best
+    if cost >= 1.0:  # no die-free region to copy from (dice everywhere): smooth is better than ghosts
+        return low.astype(np.uint8)
+    weight = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 2.0)[..., None]
+    out = low + np.roll(detail, (-dy, -dx), axis=(0, 1)) * weight
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def make_clip(rng: np.random.Generator, game: str, specs: tuple[DieSpec, ...], scene: RenderedScene, rolling: int) -> DemoClip:
+    """Build a clip from a rendered still: paint the dice out for the empty table (see
+    :func:`empty_table`), then slide each die's patch in from a random start, spinning and
+    motion-blurred, easing into where it lies in the still."""
+    still = scene.image
+    h, w = still.shape[:2]
+    patches = []
+    for obj in scene.objects:
+        x1, y1, x2, y2 = obj.box
+        size = max(x2 - x1, y2 - y1)
+        crop = still[int(y1) : int(math.ceil(y2)), int(x1) : int(math.ceil(x2))].astype(np.float32)
+        ch, cw = crop.shape[:2]
+        if ch < 2 or cw < 2:
+            continue
+        alpha = np.zeros((ch, cw), np.float32)
+        r = max(1, int(0.22 * min(ch, cw)))
+        cv2.rectangle(alpha, (r, 0), (cw - 1 - r, ch - 1), 1.0, -1)
+        cv2.rectangle(alpha, (0, r), (cw - 1, ch - 1 - r), 1.0, -1)
+        for cx, cy in ((r, r), (cw - 1 - r, r), (r, ch - 1 - r), (cw - 1 - r, ch - 1 - r)):
+            cv2.circle(alpha, (cx, cy), r, 1.0, -1)
+        # Room for rotation and blur around the patch.
+        pad = int(0.6 * max(ch, cw))
+        crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        alpha = cv2.copyMakeBorder(alpha, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        patches.append(((x1 + x2) / 2, (y1 + y2) / 2, size, crop, alpha))
+    empty = empty_table(still, [o.box for o in scene.objects], rng)
+    base = empty.astype(np.float32)
+
+    starts = []
+    for cx, cy, size, _, _ in patches:
+        ang = float(rng.uniform(0, 2 * math.pi))
+        dist = float(rng.uniform(2.0, 5.0)) * size
+        sx = float(np.clip(cx + dist * math.cos(ang), 0, w))
+        sy = float(np.clip(cy + dist * math.sin(ang), 0, h))
+        starts.append((sx, sy, float(rng.uniform(-540, 540))))
+    frames = []
+    for k in range(rolling):
+        p = (k + 1) / (rolling + 1)
+        ease = 1.0 - (1.0 - p) ** 2
+        speed = 2.0 * (1.0 - p)  # derivative of the easing: fast first, slowing as it lands
+        frame = base.copy()
+        for (cx, cy, size, crop, alpha), (sx, sy, spin) in zip(patches, starts):
+            x = sx + (cx - sx) * ease
+            y = sy + (cy - sy) * ease
+            dist = math.hypot(cx - sx, cy - sy)
+            ph, pw = alpha.shape
+            rot = cv2.getRotationMatrix2D((pw / 2, ph / 2), spin * (1.0 - ease), 1.0)
+            c = cv2.warpAffine(crop, rot, (pw, ph), flags=cv2.INTER_LINEAR)
+            a = cv2.warpAffine(alpha, rot, (pw, ph), flags=cv2.INTER_LINEAR)
+            blur = min(0.5 * size, speed * dist / (rolling + 1))
+            if blur >= 2:
+                kern = _line_kernel(blur, math.atan2(cy - sy, cx - sx))
+                c, a = cv2.filter2D(c, -1, kern), cv2.filter2D(a, -1, kern)
+            _paste(frame, c, a, x, y)
+        frames.append(np.clip(frame, 0, 255).astype(np.uint8))
+    return DemoClip(game=game, specs=specs, empty=empty, rolling=tuple(frames), still=still, objects=scene.objects)
+
+
+class DemoSource:
+    """The demo as a :class:`~vision.sources.FrameSource` (see the module doc). ``read()`` never renders."""
+
+    live = False
+
+    def __init__(
+        self,
+        *,
+        fps: float = 15.0,
+        size: tuple[int, int] = (640, 480),
+        hold_s: float = 4.0,
+        empty_s: float = 0.6,
+        rolling: int = 8,
+        bank: int = 6,
+        games: Sequence[str] = GAMES,
+        seed: int | None = None,
+        noise_sigma: float = 2.5,
+        renderer: Renderer = render_scene,
+    ) -> None:
+        unknown = [g for g in games if g not in REVEALS]
+        if unknown or not games:
+            raise ValueError(f"unknown demo games {unknown}; choose from {sorted(REVEALS)}")
+        self.name = "demo"
+        self.fps = fps
+        self.size = size
+        self.hold_frames = max(1, round(hold_s * fps))
+        self.empty_frames = max(0, round(empty_s * fps))
+        self.rolling = rolling
+        self.bank_size = max(1, bank)
+        self.games = tuple(games)
+        self._renderer = renderer
+        self._rng = np.random.default_rng(seed)
+        self._pacer = _Pacer(fps)
+        self._noise = self._make_noise(np.random.default_rng(None if seed is None else seed + 1), noise_sigma)
+        self._noise_k = 0
+
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._bank: list[DemoClip] = []
+        self._played_since_refresh = 0
+        self._hint: tuple[DieSpec, ...] | None = None
+        self._hinted: DemoClip | None = None
+        self._render_errors = 0
+        self._last_error: str | None = None
+        # Player state (only touched by the reading thread).
+        self._clip: DemoClip | None = None
+        self._pos = 0
+        self._next_bank = 0
+        self._truth: tuple[Detection, ...] | None = ()
+        self._placard: np.ndarray | None = None
+
+        self._thread = threading.Thread(target=self._render_loop, name="demo-render", daemon=True)
+        self._thread.start()
+
+    # -- public -------------------------------------------------------------------------
+
+    def show(self, specs: Sequence[DieSpec]) -> None:
+        """Reveal exactly these dice next (faces ``None`` are rolled at random).
+
+        Raises a :class:`vision.synth.errors.SynthError` for a design, colour or face the
+        renderer does not know. A newer hint replaces one not yet rendered.
+        """
+        checked = check_specs(specs)
+        with self._cond:
+            self._hint = checked
+            self._cond.notify_all()
+
+    @property
+    def last_truth(self) -> tuple[Detection, ...] | None:
+        """What is on the table in the frame last served: the dice of the still, ``()`` for
+        the empty table, ``None`` while dice are rolling."""
+        return self._truth
+
+    @property
+    def clip(self) -> DemoClip | None:
+        """The clip now playing."""
+        return self._clip
+
+    def ready(self) -> int:
+        """How many clips are rendered and waiting in the bank."""
+        with self._cond:
+            return len(self._bank)
+
+    def read(self) -> np.ndarray:
+        self._pacer.wait()
+        with self._cond:
+            hinted, self._hinted = self._hinted, None
+            if hinted is not None:
+                self._start(hinted)
+            elif self._clip is None or self._pos >= self._length(self._clip):
+                if self._bank:
+                    clip = self._bank[self._next_bank % len(self._bank)]
+                    self._next_bank += 1
+                    self._played_since_refresh += 1
+                    self._cond.notify_all()
+                    self._start(clip)
+                elif self._clip is not None:
+                    self._pos = self.empty_frames + self.rolling  # keep holding the still
+        if self._clip is None:
+            self._truth = ()
+            return self._waiting_frame()
+        frame = self._frame_at(self._clip, self._pos)
+        self._pos += 1
+        return self._noisy(frame)
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=0.5)  # a render in progress finishes on its own, then exits
+
+    # -- playing ------------------------------------------------------------------------
+
+    def _length(self, clip: DemoClip) -> int:
+        return self.empty_frames + len(clip.rolling) + self.hold_frames
+
+    def _start(self, clip: DemoClip) -> None:
+        self._clip, self._pos = clip, 0
+
+    def _frame_at(self, clip: DemoClip, pos: int) -> np.ndarray:
+        if pos < self.empty_frames:
+            self._truth = ()
+            return clip.empty
+        pos -= self.empty_frames
+        if pos < len(clip.rolling):
+            self._truth = None
+            return clip.rolling[pos]
+        self._truth = clip.objects
+        return clip.still
+
+    def _noisy(self, frame: np.ndarray) -> np.ndarray:
+        pos, neg = self._noise[self._noise_k % len(self._noise)]
+        self._noise_k += 1
+        h, w = frame.shape[:2]
+        if pos.shape[:2] != (h, w):
+            pos, neg = cv2.resize(pos, (w, h)), cv2.resize(neg, (w, h))
+        return cv2.subtract(cv2.add(frame, pos), neg)
+
+    def _make_noise(self, rng: np.random.Generator, sigma: float, count: int = 7) -> list[tuple[np.ndarray, np.ndarray]]:
+        w, h = self.size
+        out = []
+        for _ in range(count):
+            n = rng.normal(0.0, sigma, (h, w, 3))
+            out.append((np.clip(n, 0, 255).astype(np.uint8), np.clip(-n, 0, 255).astype(np.uint8)))
+        return out
+
+    def _waiting_frame(self) -> np.ndarray:
+        if self._placard is None:
+            from vision.overlay import draw_placard
+
+            lines = ["preparing the demo table ...", self._last_error or ""]
+            self._placard = draw_placard(lines, self.size)
+            self._placard.setflags(write=False)
+        return self._placard
+
+    # -- rendering (background thread) --------------------------------------------------
+
+    def _render_loop(self) -> None:
+        game_k = 0
+        while not self._stop.is_set():
+            with self._cond:
+                while not self._stop.is_set():
+                    if self._hint is not None or len(self._bank) < self.bank_size:
+                        break
+                    if self._played_since_refresh >= self.bank_size:
+                        break
+                    self._cond.wait(1.0)
+                if self._stop.is_set():
+                    return
+                hint, self._hint = self._hint, None
+                refresh = hint is None and len(self._bank) >= self.bank_size
+                if refresh:
+                    self._played_since_refresh = 0
+            game = game_of(hint) if hint is not None else self.games[game_k % len(self.games)]
+            if hint is None:
+                game_k += 1
+            try:
+                clip = self._render(game, hint)
+            except Exception as err:  # a failed render must never stop the demo
+                self._render_errors += 1
+                self._last_error = f"render failed: {err}"
+                log.warning("demo render failed (%s): %s", game, err)
+                if self._stop.wait(min(10.0, 0.5 * 2 ** min(self._render_errors, 5))):
+                    return
+                continue
+            self._render_errors = 0
+            with self._cond:
+                if hint is not None:
+                    self._hinted = clip
+                elif refresh:
+                    # Replace, in the bank, the clip just started: it has been seen and would
+                    # come round last (the player keeps its own reference, so nothing jumps).
+                    self._bank[(self._next_bank - 1) % len(self._bank)] = clip
+                else:
+                    self._bank.append(clip)
+
+    def _render(self, game: str, hint: tuple[DieSpec, ...] | None) -> DemoClip:
+        with self._cond:
+            seed = int(self._rng.integers(2**32))
+        rng = np.random.default_rng(seed)
+        specs = hint if hint is not None else REVEALS[game](rng)
+        w, h = self.size
+        config = SceneConfig(
+            width=w,
+            height=h,
+            dice=specs,
+            distractors=False,
+            occluders=False,
+            table_families=DEMO_TABLES,
+            tilt_deg=(0.0, 25.0),
+            die_px=(30.0, 44.0) if len(specs) <= 12 else (24.0, 34.0),
+        )
+        t0 = time.perf_counter()
+        scene = self._renderer(rng, config)
+        clip = make_clip(rng, game, specs, scene, self.rolling)
+        log.debug("demo clip %s (%d dice) in %.0f ms", game, len(specs), (time.perf_counter() - t0) * 1000)
+        return clip

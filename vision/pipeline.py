@@ -1,0 +1,506 @@
+"""The live pipeline behind ``tableref serve``: camera -> reader -> settled reveals -> MJPEG.
+
+:class:`LivePipeline` runs two threads: the camera's capture thread (plus its
+watchdog), which only ever holds the newest frame, and a detection thread, which takes
+the newest frame, runs the reader on it (never on the capture thread), feeds the
+:class:`~vision.settle.Settler` and publishes:
+
+- :meth:`LivePipeline.latest` - the newest per-frame reading;
+- :meth:`LivePipeline.settled` - the newest settled reveal (see :mod:`vision.settle`);
+- :meth:`LivePipeline.jpeg` / :meth:`LivePipeline.mjpeg` - the annotated view: each
+  detected frame with its own boxes (so boxes always match the picture, and the stream
+  runs at the detection rate, ``detect_fps`` at most), encoded lazily (only when someone
+  watches, once per detected frame, at most ``stream_fps`` times a second per stream);
+  while settled it shows the voted faces and the highlight set by the dashboard;
+- events to subscribers: ``settled`` on every settled reveal, ``online`` / ``offline``
+  when the camera link changes.
+
+Usage (Flask)::
+
+    pipe = LivePipeline("demo", load_reader()).start()
+    pipe.subscribe(lambda ev: print(ev.kind, ev.settled and ev.settled.reading.faces()))
+    Response(pipe.mjpeg(), mimetype=MJPEG_MIMETYPE)
+
+The reader is any object with ``read(image_bgr) -> Reading`` and ``info`` (a dict);
+it is called from one thread at a time (a lock also covers :meth:`LivePipeline.read_once`).
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from vision.camera import Camera, CameraStatus, Frame, Opener
+from vision.detections import Reading
+from vision.overlay import DEFAULT_STYLE, OverlayStyle, draw_overlay, draw_placard, encode_jpeg, find_cjk_font
+from vision.settle import SettleConfig, SettledReading, Settler, SettleState
+
+log = logging.getLogger(__name__)
+
+MJPEG_BOUNDARY = "frame"
+MJPEG_MIMETYPE = f"multipart/x-mixed-replace; boundary={MJPEG_BOUNDARY}"
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """What the pipeline needs from a dice reader (``vision.reader.load_reader()`` returns one)."""
+
+    @property
+    def info(self) -> Mapping[str, Any]: ...
+
+    def read(self, image_bgr: np.ndarray) -> Reading: ...
+
+
+class EventKind(enum.Enum):
+    SETTLED = "settled"
+    ONLINE = "online"
+    OFFLINE = "offline"
+
+
+@dataclass(frozen=True, eq=False)
+class PipelineEvent:
+    """Sent to subscribers. ``settled`` is set for ``SETTLED``; ``OFFLINE`` repeats when the error changes."""
+
+    kind: EventKind
+    camera: CameraStatus
+    settled: SettledReading | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class LiveReading:
+    """The reading of one detected frame and what the settler made of it."""
+
+    reading: Reading
+    frame_index: int
+    t: float
+    state: SettleState
+    progress: float
+    image: np.ndarray = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "frame_index": self.frame_index,
+            "t": round(self.t, 3),
+            "state": self.state.value,
+            "progress": round(self.progress, 3),
+            "reading": self.reading.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class PipelineStats:
+    """Throughput, measured over the last ``window`` frames.
+
+    ``frames_skipped`` counts captured frames the detector never saw (it always takes the
+    newest, so a slow reader skips rather than lags).
+    """
+
+    capture_fps: float
+    detect_fps: float
+    reader_ms: float
+    reader_ms_max: float
+    overlay_ms: float
+    stream_fps: float
+    frames_detected: int
+    frames_skipped: int
+    reader_errors: int
+    settled: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: (round(v, 2) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class PipelineStatus:
+    running: bool
+    camera: CameraStatus
+    state: SettleState
+    progress: float
+    reader_error: str | None
+    reader: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "running": self.running,
+            "camera": self.camera.to_json(),
+            "state": self.state.value,
+            "progress": round(self.progress, 3),
+            "reader_error": self.reader_error,
+            "reader": dict(self.reader),
+        }
+
+
+Listener = Callable[[PipelineEvent], None]
+
+
+def _rate(times: Sequence[float], now: float) -> float:
+    if len(times) < 2:
+        return 0.0
+    span = times[-1] - times[0]
+    span = max(span, now - times[0] - span / (len(times) - 1))
+    return (len(times) - 1) / span if span > 0 else 0.0
+
+
+class LivePipeline:
+    """Camera + detection thread + settler + annotated stream. Thread-safe; see the module doc."""
+
+    def __init__(
+        self,
+        source: str | Opener,
+        reader: Reader,
+        *,
+        settle: SettleConfig | None = None,
+        detect_fps: float = 15.0,
+        stream_fps: float = 15.0,
+        jpeg_quality: int = 80,
+        style: OverlayStyle = DEFAULT_STYLE,
+        banner: bool = True,
+        camera_options: Mapping[str, Any] | None = None,
+        source_options: Mapping[str, Any] | None = None,
+        window: int = 30,
+    ) -> None:
+        self.reader = reader
+        self.camera = Camera(source, source_options=dict(source_options or {}), **dict(camera_options or {}))
+        self.detect_fps = detect_fps
+        self.stream_fps = stream_fps
+        self.jpeg_quality = jpeg_quality
+        self.style = style
+        self.banner = banner
+
+        self._settler = Settler(settle)
+        self._reader_lock = threading.Lock()
+        self._cond = threading.Condition()  # guards everything below
+        self._listeners: list[Listener] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self._latest: LiveReading | None = None
+        self._settled: SettledReading | None = None
+        self._view_seq = 0
+        self._highlight: tuple[int, frozenset[int]] | None = None  # (settled seq, indices)
+        self._reader_error: str | None = None
+        self._reader_errors = 0
+        self._detect_times: deque[float] = deque(maxlen=window)
+        self._reader_ms: deque[float] = deque(maxlen=window)
+        self._overlay_ms: deque[float] = deque(maxlen=window)
+        self._jpeg_times: deque[float] = deque(maxlen=window)
+        self._frames_detected = 0
+        self._frames_skipped = 0
+        self._settled_count = 0
+        self._jpeg_lock = threading.Lock()
+        self._jpeg_key: tuple[Any, ...] | None = None
+        self._jpeg: bytes | None = None
+        self._last_online: bool | None = None
+        self._unlisten = self.camera.add_listener(self._on_camera)
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def start(self) -> "LivePipeline":
+        with self._cond:
+            if self._running:
+                return self
+            self._running = True
+            self._stop.clear()
+        self.camera.start()
+        self._thread = threading.Thread(target=self._detect_loop, name="pipeline-detect", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 3.0) -> None:
+        with self._cond:
+            if not self._running:
+                return
+            self._running = False
+            self._stop.set()
+            self._cond.notify_all()
+        self.camera.stop()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def __enter__(self) -> "LivePipeline":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- results ------------------------------------------------------------------------
+
+    def latest(self) -> LiveReading | None:
+        """The newest per-frame reading (dice may still be moving: see ``state``)."""
+        with self._cond:
+            return self._latest
+
+    def settled(self) -> SettledReading | None:
+        """The newest settled reveal, or ``None`` before the first."""
+        with self._cond:
+            return self._settled
+
+    def wait_settled(self, after_seq: int = 0, timeout: float | None = None) -> SettledReading | None:
+        """Block until a settled reveal with ``seq > after_seq`` exists (``None`` on timeout/stop)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._running and (self._settled is None or self._settled.seq <= after_seq):
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    break
+                self._cond.wait(remaining)
+            s = self._settled
+            return s if s is not None and s.seq > after_seq else None
+
+    def status(self) -> PipelineStatus:
+        cam = self.camera.status()
+        with self._cond:
+            return PipelineStatus(
+                running=self._running,
+                camera=cam,
+                state=self._latest.state if self._latest else SettleState.EMPTY,
+                progress=self._latest.progress if self._latest else 0.0,
+                reader_error=self._reader_error,
+                reader=dict(getattr(self.reader, "info", {}) or {}),
+            )
+
+    def stats(self) -> PipelineStats:
+        cam = self.camera.status()
+        now = time.monotonic()
+        with self._cond:
+            ms = list(self._reader_ms)
+            ov = list(self._overlay_ms)
+            return PipelineStats(
+                capture_fps=cam.fps,
+                detect_fps=_rate(self._detect_times, now),
+                reader_ms=sum(ms) / len(ms) if ms else 0.0,
+                reader_ms_max=max(ms) if ms else 0.0,
+                overlay_ms=sum(ov) / len(ov) if ov else 0.0,
+                stream_fps=_rate(self._jpeg_times, now),
+                frames_detected=self._frames_detected,
+                frames_skipped=self._frames_skipped,
+                reader_errors=self._reader_errors,
+                settled=self._settled_count,
+            )
+
+    # -- control ------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(event)`` on settled reveals and camera online/offline changes.
+
+        Runs on pipeline threads: keep it short (queue the work). Returns an unsubscribe function.
+        """
+        with self._cond:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._cond:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def set_highlight(self, indices: Collection[int], seq: int | None = None) -> None:
+        """Emphasise objects ``indices`` of settled reveal ``seq`` (default: the newest).
+
+        The highlight is shown while that reveal is on screen and dropped with the next one.
+        """
+        with self._cond:
+            if seq is None:
+                seq = self._settled.seq if self._settled else 0
+            self._highlight = (seq, frozenset(indices))
+            self._view_seq += 1
+            self._cond.notify_all()
+
+    def request_reread(self) -> None:
+        """Emit the scene on the table again once it is still (e.g. the count did not match)."""
+        with self._cond:
+            self._settler.rearm()
+
+    def show(self, specs: Sequence[Any]) -> bool:
+        """Ask the demo source for a reveal of these dice next; ``False`` if the source is not the demo."""
+        src = self.camera.current_source()
+        show = getattr(src, "show", None)
+        if show is None:
+            return False
+        show(specs)
+        return True
+
+    def read_once(self, image: np.ndarray) -> Reading:
+        """Run the reader on one image now (a snapshot or an upload), sharing the reader safely."""
+        with self._reader_lock:
+            return self.reader.read(image)
+
+    # -- the annotated view -------------------------------------------------------------
+
+    def jpeg(self) -> bytes:
+        """The current annotated view as JPEG: the newest detected frame with its boxes, or a
+        placard saying why there is no video. Cached until something changes."""
+        cam = self.camera.status()
+        with self._cond:
+            live, settled, hl, seq = self._latest, self._settled, self._highlight, self._view_seq
+        lines: list[str] = []
+        size = (640, 480)
+        if not cam.online or live is None:
+            retry = f"retrying in {cam.retry_in:.0f} s" if cam.retry_in is not None else ""
+            head = {
+                "connecting": f"connecting to {cam.source} ...",
+                "online": "reading the first frame ...",
+                "stopped": "stopped",
+            }.get(cam.state, "camera offline")
+            key: tuple[Any, ...] = ("placard", head, cam.last_error, retry)
+            if live is not None:
+                size = (live.image.shape[1], live.image.shape[0])
+            lines = [head, cam.last_error or "", retry]
+        else:
+            key = ("view", seq)
+        with self._jpeg_lock:
+            if key != self._jpeg_key or self._jpeg is None:
+                t0 = time.perf_counter()
+                if key[0] == "view" and live is not None:
+                    image = self._render_view(live, settled, hl)
+                else:
+                    image = draw_placard(lines, size)
+                self._jpeg = encode_jpeg(image, self.jpeg_quality)
+                self._jpeg_key = key
+                with self._cond:
+                    self._overlay_ms.append((time.perf_counter() - t0) * 1000)
+            with self._cond:
+                self._jpeg_times.append(time.monotonic())
+            return self._jpeg
+
+    def _render_view(
+        self, live: LiveReading, settled: SettledReading | None, hl: tuple[int, frozenset[int]] | None
+    ) -> np.ndarray:
+        if live.state is SettleState.SETTLED and settled is not None:
+            # Still the settled scene: show the voted faces (steady, no flicker) and the highlight.
+            objects = settled.reading.objects
+            highlight = hl[1] if hl is not None and hl[0] == settled.seq else frozenset()
+            banner = f"settled #{settled.seq}"
+        else:
+            objects = live.reading.objects
+            highlight = frozenset()
+            banner = {
+                SettleState.EMPTY: "no dice",
+                SettleState.MOVING: "moving",
+                SettleState.STEADY: f"steady {live.progress:.0%}",
+            }.get(live.state, live.state.value)
+        return draw_overlay(
+            live.image, objects, highlight=highlight, banner=banner if self.banner else None, style=self.style
+        )
+
+    def mjpeg(self, max_frames: int | None = None) -> Iterator[bytes]:
+        """Multipart chunks for an MJPEG HTTP response (``MJPEG_MIMETYPE``), at most
+        ``stream_fps`` a second, a new chunk only when the view changed (or once a second
+        while offline, so the page sees the retry countdown). Ends when the pipeline stops."""
+        period = 1.0 / self.stream_fps
+        sent = 0
+        last_key: object = None
+        last_sent = 0.0
+        while max_frames is None or sent < max_frames:
+            with self._cond:
+                if not self._running:
+                    return
+                self._cond.wait_for(lambda: self._view_seq != last_key or not self._running, timeout=1.0)
+                if not self._running:
+                    return
+                key = self._view_seq
+            wait = last_sent + period - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            data = self.jpeg()
+            last_key, last_sent = key, time.monotonic()
+            yield (
+                f"--{MJPEG_BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n".encode()
+                + data
+                + b"\r\n"
+            )
+            sent += 1
+
+    def snapshot_jpeg(self, settled: SettledReading | None = None, highlight: Collection[int] = ()) -> bytes | None:
+        """JPEG of a settled reveal's frame with its voted boxes (default: the newest), or ``None``."""
+        settled = settled or self.settled()
+        if settled is None or settled.image is None:
+            return None
+        image = draw_overlay(settled.image, settled.reading, highlight=highlight, style=self.style)
+        return encode_jpeg(image, self.jpeg_quality)
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _emit(self, event: PipelineEvent) -> None:
+        with self._cond:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception:
+                log.exception("pipeline listener failed on %s", event.kind.value)
+
+    def _on_camera(self, status: CameraStatus) -> None:
+        with self._cond:
+            self._view_seq += 1  # the placard (or the return of video) is a new view
+            self._cond.notify_all()
+            was, self._last_online = self._last_online, status.online
+        if status.online and was is not True:
+            self._emit(PipelineEvent(EventKind.ONLINE, status))
+        elif not status.online and status.running and (was is True or status.last_error):
+            self._emit(PipelineEvent(EventKind.OFFLINE, status))
+
+    def _detect_loop(self) -> None:
+        find_cjk_font()  # warm the font look-up here, not on the first viewer's request
+        last_index = -1
+        min_period = 1.0 / self.detect_fps if self.detect_fps else 0.0
+        next_due = 0.0
+        while not self._stop.is_set():
+            wait = next_due - time.monotonic()
+            if wait > 0 and self._stop.wait(wait):
+                return
+            frame = self.camera.wait_frame(after=last_index, timeout=0.5)
+            if frame is None:
+                continue
+            next_due = time.monotonic() + min_period
+            if last_index >= 0 and frame.index > last_index + 1:
+                with self._cond:
+                    self._frames_skipped += frame.index - last_index - 1
+            last_index = frame.index
+            self._detect(frame)
+
+    def _detect(self, frame: Frame) -> None:
+        t0 = time.perf_counter()
+        try:
+            with self._reader_lock:
+                reading = self.reader.read(frame.image)
+        except Exception as err:
+            with self._cond:
+                first = self._reader_error is None
+                self._reader_error = f"{type(err).__name__}: {err}"
+                self._reader_errors += 1
+            if first:
+                log.exception("reader failed on frame %d", frame.index)
+            return
+        ms = (time.perf_counter() - t0) * 1000
+        with self._cond:
+            self._reader_error = None
+            settled = self._settler.update(reading, index=frame.index, t=frame.t, image=frame.image, at=frame.wall)
+            self._latest = LiveReading(
+                reading=reading,
+                frame_index=frame.index,
+                t=frame.t,
+                state=self._settler.state,
+                progress=self._settler.progress,
+                image=frame.image,
+            )
+            self._reader_ms.append(ms)
+            self._detect_times.append(time.monotonic())
+            self._frames_detected += 1
+            self._view_seq += 1
+            if settled is not None:
+                self._settled = settled
+                self._settled_count += 1
+                self._highlight = None
+            self._cond.notify_all()
+        if settled is not None:
+            self._emit(PipelineEvent(EventKind.SETTLED, self.camera.status(), settled))

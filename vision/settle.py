@@ -1,0 +1,357 @@
+"""Settled readings: take a reveal only once the dice have stopped and the reads agree.
+
+Per-frame readings flicker: dice are still rolling, a hand passes over them, one frame
+misreads a face. :class:`Settler` watches the stream of readings and emits a
+:class:`SettledReading` once per settled scene:
+
+1. Consecutive readings are matched object to object (greedy, nearest centre first,
+   distance measured in box sizes, boxes overlapping at least ``min_iou``).
+2. The scene is *still* when every object has a partner that moved less than
+   ``move_frac`` of its box size and the count did not change. Anything else is
+   motion, which restarts the run of still frames.
+3. After ``stable_frames`` still frames (spanning at least ``min_still_s`` seconds)
+   each object's face and colour are decided by majority vote over the run. Its
+   confidence is the vote share times the mean score of the agreeing reads, so a
+   face read 4 times out of 5 at 0.95 gets 0.76, and a split vote is flagged uncertain.
+4. The settler then waits for motion (the scene changed) before it can emit again.
+   A scene that settles in the same places with the same faces as the last emitted
+   one (a hand passed over, a die flickered out for a frame) is not emitted twice;
+   :meth:`Settler.rearm`
+   forces a fresh emission of whatever is on the table (e.g. the referee asked for a
+   re-read).
+
+Pure logic: no threads, no clock, deterministic.
+
+>>> from vision.detections import Detection, Reading
+>>> def frame(face):
+...     return Reading(objects=(Detection("die", face, "white", (10, 10, 50, 50), 0.9),), width=100, height=100)
+>>> s = Settler(SettleConfig(stable_frames=3, min_still_s=0.0))
+>>> [s.update(frame(f), index=i, t=i / 10) is not None for i, f in enumerate("455")]
+[False, False, True]
+>>> s.last.reading.faces(), s.last.votes[0].face_share
+(('5',), 0.6667)
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vision.detections import Box, Detection, Reading
+
+
+@dataclass(frozen=True)
+class SettleConfig:
+    """How still and how long before a reading counts.
+
+    ``move_frac``: centre displacement, as a fraction of the box size (mean of width and
+    height), above which an object is moving. ``min_iou``: boxes of the same still
+    object must overlap at least this much. ``stable_frames`` / ``min_still_s``: length
+    of the still run that settles. ``min_share``: a winning face with a smaller vote
+    share is marked uncertain, as is one whose confidence is under ``uncertain_below``.
+    ``min_objects``: an empty table never settles.
+    """
+
+    stable_frames: int = 5
+    min_still_s: float = 0.4
+    move_frac: float = 0.15
+    min_iou: float = 0.3
+    min_share: float = 0.6
+    uncertain_below: float = 0.5
+    min_objects: int = 1
+
+    def __post_init__(self) -> None:
+        if self.stable_frames < 1:
+            raise ValueError("stable_frames must be at least 1")
+        if not 0 < self.move_frac:
+            raise ValueError("move_frac must be positive")
+
+
+class SettleState(enum.Enum):
+    """Where the settler is: nothing seen, things moving, holding still (counting), settled."""
+
+    EMPTY = "empty"
+    MOVING = "moving"
+    STEADY = "steady"
+    SETTLED = "settled"
+
+
+@dataclass(frozen=True)
+class ObjectVote:
+    """How one settled object was decided. ``counts`` lists (face, votes), most votes first."""
+
+    face: str
+    face_share: float
+    colour: str | None
+    colour_share: float
+    confidence: float
+    counts: tuple[tuple[str, int], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "face": self.face,
+            "face_share": self.face_share,
+            "colour": self.colour,
+            "colour_share": self.colour_share,
+            "confidence": self.confidence,
+            "counts": [list(c) for c in self.counts],
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class SettledReading:
+    """One settled reveal.
+
+    ``reading`` holds the voted objects (boxes from the newest frame, ``score`` = the
+    folded confidence); ``votes[i]`` explains ``reading.objects[i]``; ``frame_index`` /
+    ``t`` identify the newest frame of the run, ``at`` is its wall-clock time when the
+    caller gave one, and ``image`` is that frame (for the snapshot), when the caller
+    supplied it. ``seq`` counts emissions from 1.
+    """
+
+    reading: Reading
+    votes: tuple[ObjectVote, ...]
+    frame_index: int
+    t: float
+    frames: int
+    seq: int
+    at: float | None = None
+    image: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def uncertain(self) -> bool:
+        return self.reading.uncertain
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "frame_index": self.frame_index,
+            "t": round(self.t, 3),
+            "at": None if self.at is None else round(self.at, 3),
+            "frames": self.frames,
+            "uncertain": self.uncertain,
+            "reading": self.reading.to_json(),
+            "votes": [v.to_json() for v in self.votes],
+        }
+
+
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union of two ``(x1, y1, x2, y2)`` boxes.
+
+    >>> iou((0, 0, 10, 10), (5, 0, 15, 10))
+    0.3333333333333333
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _size(box: Box) -> float:
+    return max(1.0, ((box[2] - box[0]) + (box[3] - box[1])) / 2.0)
+
+
+def displacement(a: Box, b: Box) -> float:
+    """Distance between box centres in units of their mean size.
+
+    >>> displacement((0, 0, 10, 10), (2, 0, 12, 10))
+    0.2
+    """
+    ca = ((a[0] + a[2]) / 2, (a[1] + a[3]) / 2)
+    cb = ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+    dist = ((ca[0] - cb[0]) ** 2 + (ca[1] - cb[1]) ** 2) ** 0.5
+    return dist / ((_size(a) + _size(b)) / 2)
+
+
+def match_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> list[int] | None:
+    """Pair every object of ``cur`` with a still partner in ``prev``.
+
+    Returns ``partner[i]`` = index in ``prev`` of ``cur[i]``'s match, or ``None`` when the
+    scene moved (a count change, or an object with no partner closer than ``move_frac``
+    box sizes that overlaps it by ``min_iou``). Greedy, nearest pairs first; ties broken
+    by index so the result is deterministic.
+    """
+    if len(prev) != len(cur):
+        return None
+    pairs: list[tuple[float, int, int]] = []
+    for i, c in enumerate(cur):
+        for j, p in enumerate(prev):
+            d = displacement(p.box, c.box)
+            if d <= config.move_frac and iou(p.box, c.box) >= config.min_iou:
+                pairs.append((d, i, j))
+    pairs.sort()
+    partner: list[int | None] = [None] * len(cur)
+    taken: set[int] = set()
+    for _, i, j in pairs:
+        if partner[i] is None and j not in taken:
+            partner[i] = j
+            taken.add(j)
+    if any(p is None for p in partner):
+        return None
+    return [p for p in partner if p is not None]
+
+
+def _vote(values: Sequence[str | None], scores: Sequence[float]) -> tuple[str | None, int, list[tuple[str | None, int]]]:
+    """Majority value; ties go to the larger summed score, then to the value first seen."""
+    counts = Counter(values)
+    score_sum: dict[str | None, float] = {}
+    first: dict[str | None, int] = {}
+    for k, (v, s) in enumerate(zip(values, scores)):
+        score_sum[v] = score_sum.get(v, 0.0) + s
+        first.setdefault(v, k)
+    ranked = sorted(counts, key=lambda v: (-counts[v], -score_sum[v], first[v]))
+    return ranked[0], counts[ranked[0]], [(v, counts[v]) for v in ranked]
+
+
+def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detection, ObjectVote]:
+    """Decide one object from its reads over the still run (oldest first)."""
+    scores = [d.score for d in track]
+    face, n_face, face_counts = _vote([d.face for d in track], scores)
+    colour, n_colour, _ = _vote([d.colour for d in track], scores)
+    kind, _, _ = _vote([d.kind for d in track], scores)
+    agreeing = [d for d in track if d.face == face]
+    share = n_face / len(track)
+    confidence = round(share * sum(d.score for d in agreeing) / len(agreeing), 4)
+    mostly_uncertain = sum(d.uncertain for d in agreeing) * 2 > len(agreeing)
+    uncertain = share < config.min_share or confidence < config.uncertain_below or mostly_uncertain
+    newest = track[-1]
+    det = Detection(
+        kind=str(kind),
+        face=str(face),
+        colour=colour,
+        box=newest.box,
+        score=confidence,
+        uncertain=uncertain,
+    )
+    vote = ObjectVote(
+        face=str(face),
+        face_share=round(share, 4),
+        colour=colour,
+        colour_share=round(n_colour / len(track), 4),
+        confidence=confidence,
+        counts=tuple((str(f), n) for f, n in face_counts),
+    )
+    return det, vote
+
+
+class Settler:
+    """Turns a stream of per-frame readings into settled reveals. Not thread-safe."""
+
+    def __init__(self, config: SettleConfig | None = None) -> None:
+        self.config = config or SettleConfig()
+        self.last: SettledReading | None = None
+        self._seq = 0
+        self.state = SettleState.EMPTY
+        self._tracks: list[list[Detection]] = []
+        self._run_start_t = 0.0
+        self._prev: tuple[Detection, ...] | None = None
+        self._emitted_run = False  # the current still run has been decided already
+        self._emitted: tuple[Detection, ...] | None = None
+
+    @property
+    def progress(self) -> float:
+        """How far the current still run is towards settling, 0..1 (1 once settled)."""
+        if self.state is SettleState.SETTLED:
+            return 1.0
+        if not self._tracks:
+            return 0.0
+        return min(1.0, len(self._tracks[0]) / self.config.stable_frames)
+
+    def rearm(self) -> None:
+        """Forget the last emission: the scene on the table is emitted again once still."""
+        self._emitted = None
+        self._emitted_run = False
+        if self.state is SettleState.SETTLED:
+            self.state = SettleState.STEADY
+
+    def reset(self) -> None:
+        """Forget the frames seen so far and the last emission (``last`` and ``seq`` go on)."""
+        self.state = SettleState.EMPTY
+        self._tracks = []
+        self._run_start_t = 0.0
+        self._prev = None
+        self._emitted_run = False
+        self._emitted = None
+
+    def update(
+        self,
+        reading: Reading,
+        *,
+        index: int,
+        t: float,
+        image: np.ndarray | None = None,
+        at: float | None = None,
+    ) -> SettledReading | None:
+        """Feed the reading of frame ``index`` taken at time ``t`` (seconds, any origin,
+        e.g. ``time.monotonic()``); ``at`` (wall clock) and ``image`` are passed through.
+
+        Returns a :class:`SettledReading` on the frame the scene settles, else ``None``.
+        """
+        cfg = self.config
+        objects = reading.objects
+        partner = None if self._prev is None else match_still(self._prev, objects, cfg)
+        if partner is None:
+            # Motion, a count change or the first frame: start a new still run here.
+            self._tracks = [[o] for o in objects]
+            self._run_start_t = t
+            self._emitted_run = False
+        else:
+            # partner[i] is the index in the previous frame, which is also the track index.
+            self._tracks = [self._tracks[partner[i]] + [o] for i, o in enumerate(objects)]
+        self._prev = objects
+
+        if len(objects) < cfg.min_objects:
+            self.state = SettleState.EMPTY
+            return None
+        if self._emitted_run:
+            self.state = SettleState.SETTLED
+            return None
+        run = len(self._tracks[0]) if self._tracks else 0
+        if run < cfg.stable_frames or t - self._run_start_t < cfg.min_still_s:
+            self.state = SettleState.STEADY if partner is not None else SettleState.MOVING
+            return None
+
+        window = [track[-cfg.stable_frames :] for track in self._tracks]
+        self._emitted_run = True
+        self.state = SettleState.SETTLED
+        decided = [vote_track(track, cfg) for track in window]
+        if self._same_as_emitted(decided):
+            return None  # the scene we already emitted, back after a brief disturbance
+        self._seq += 1
+        settled = SettledReading(
+            reading=Reading(
+                objects=tuple(d for d, _ in decided),
+                width=reading.width,
+                height=reading.height,
+                ms=reading.ms,
+            ),
+            votes=tuple(v for _, v in decided),
+            frame_index=index,
+            t=t,
+            frames=cfg.stable_frames,
+            seq=self._seq,
+            at=at,
+            image=image,
+        )
+        self._emitted = tuple(d for d, _ in decided)
+        self.last = settled
+        return settled
+
+    def _same_as_emitted(self, decided: Sequence[tuple[Detection, ObjectVote]]) -> bool:
+        """Same objects, same places, same faces and colours as the last emission."""
+        if self._emitted is None:
+            return False
+        now = [d for d, _ in decided]
+        partner = match_still(self._emitted, now, self.config)
+        if partner is None:
+            return False
+        return all(
+            (self._emitted[j].face, self._emitted[j].colour) == (now[i].face, now[i].colour)
+            for i, j in enumerate(partner)
+        )
