@@ -5,6 +5,10 @@ annotated view; this adapter only translates: settled reveals get the wall
 time they settled at (to tell a fresh reading from one of an earlier round)
 and their frame as a JPEG snapshot, and pipeline events become the dashboard's
 ``camera`` / ``settled`` messages.
+
+With the demo source, the status also says what the demo really shows (``demo``):
+the faces on the table now and, for each recent settled reveal, the faces read and
+the faces rendered, so tests and benchmarks can check a verdict against the truth.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import logging
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -53,6 +58,10 @@ def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> 
     return None
 
 
+def _faces(truth: Any) -> list[str] | None:
+    return None if truth is None else [str(d.face) for d in truth]
+
+
 class PipelineCamera:
     def __init__(self, pipeline: Any) -> None:
         self.pipeline = pipeline
@@ -60,6 +69,7 @@ class PipelineCamera:
         self._listeners: list[Listener] = []
         self._settled_at: dict[int, float] = {}
         self._unsubscribe: Callable[[], None] | None = None
+        self._demo_settled: deque[JSON] = deque(maxlen=16)
 
     def start(self) -> None:
         self._unsubscribe = self.pipeline.subscribe(self._on_event)
@@ -74,7 +84,30 @@ class PipelineCamera:
     def status(self) -> JSON:
         st = self.pipeline.status()
         cam = st.camera.to_json()
-        return {**cam, "settle": st.state.value, "progress": round(st.progress, 3), "reader_error": st.reader_error}
+        out = {**cam, "settle": st.state.value, "progress": round(st.progress, 3), "reader_error": st.reader_error}
+        demo = self._demo_status()
+        if demo is not None:
+            out["demo"] = demo
+        return out
+
+    def _demo_source(self) -> Any | None:
+        camera = getattr(self.pipeline, "camera", None)
+        source = camera.current_source() if camera is not None else None
+        return source if source is not None and hasattr(source, "last_truth") else None
+
+    def _demo_status(self) -> JSON | None:
+        """The demo's truth: ``truth`` (faces on the table now, None while dice roll),
+        ``clip_dice`` (dice in the clip playing) and ``settled`` (recent settled reveals:
+        ``seq``, ``at`` when emitted, ``frame_at`` when its last frame was captured,
+        ``faces`` read, ``truth`` rendered). None when the source is not the demo."""
+        source = self._demo_source()
+        with self._lock:
+            settled = [dict(entry) for entry in self._demo_settled]
+        if source is None and not settled:
+            return None
+        clip = getattr(source, "clip", None)
+        return {"truth": None if source is None else _faces(source.last_truth),
+                "clip_dice": len(clip.objects) if clip is not None else 0, "settled": settled}
 
     def info(self) -> JSON:
         info = getattr(self.pipeline.reader, "info", {}) or {}
@@ -126,8 +159,15 @@ class PipelineCamera:
     def _on_event(self, event: Any) -> None:
         kind = event.kind.value
         if kind == "settled" and event.settled is not None:
+            now = time.time()
+            source = self._demo_source()
             with self._lock:
-                self._settled_at[event.settled.seq] = time.time()
+                self._settled_at[event.settled.seq] = now
+                if source is not None:
+                    self._demo_settled.append({
+                        "seq": event.settled.seq, "at": round(now, 4),
+                        "frame_at": None if event.settled.at is None else round(event.settled.at, 4),
+                        "faces": list(event.settled.reading.faces()), "truth": _faces(source.last_truth)})
                 for seq in [s for s in self._settled_at if s < event.settled.seq - 64]:
                     del self._settled_at[seq]
             data: JSON = {"seq": event.settled.seq, "objects": len(event.settled.reading.objects),
