@@ -356,6 +356,9 @@ class TableSession:
         if expects not in READING_EVENTS:
             raise NotExpectingReading()
         since = _epoch(events[-1].created) if events else 0.0
+        # A camera reading already judged for this reveal (a re-read answer) must not be taken again.
+        since = max([since] + [_epoch(r.created) for r in self.store.readings(self.id, limit=20)
+                               if r.at_seq == len(events) and r.source == "camera"])
         parsed, jpeg, source = self._take(reading, since)
         with self.lock:
             now_events, state = self.load()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 from random import Random
 
@@ -263,3 +264,23 @@ def test_camera_reading_with_snapshot(tables: Tables, camera: object) -> None:
     out = tables.reveal(tid, path="reread")
     assert out["status"] == "verdict" and out["verdict"]["round"]["actual"] == 0
     assert tables.view(tid)["seq"] == 4
+
+
+def test_reread_never_takes_the_camera_reading_it_already_judged(tables: Tables, camera: object) -> None:
+    from web_support import ScriptedCamera
+
+    assert isinstance(camera, ScriptedCamera)
+    tid = tables.create("liars-dice", ["Wanjin", "Saewoon"])
+    tables.act(tid, {"type": "start", "opener": "Wanjin"})
+    tables.act(tid, {"type": "bid", "player": "Wanjin", "quantity": 3, "face": "4"})
+    tables.act(tid, {"type": "challenge", "player": "Saewoon"})
+    time.sleep(0.01)
+    camera.settle(faces(*TEN[:-1]))  # one die missed: the reading does not add up
+    assert tables.reveal(tid)["status"] == "reread"
+    # Asking again with the same still scene must not judge the same reading twice.
+    r = tables.client.post(f"/api/tables/{tid}/reread", json={}, headers=tables.headers())
+    assert r.status_code == 409 and r.json["error"]["code"] == "no_settled_reading"
+    time.sleep(0.01)
+    camera.settle(faces(*TEN))
+    out = tables.reveal(tid, path="reread")
+    assert out["status"] == "verdict" and tables.view(tid)["seq"] == 4
