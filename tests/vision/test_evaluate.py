@@ -1,0 +1,159 @@
+"""Scoring on hand-made predictions, dataset loading, and ``tableref eval`` end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision import tiny_reader as tiny
+from vision.confusion_plot import draw_confusion
+from vision.datasets import DatasetError, load_dataset, parse_yolo_line
+from vision.detections import Detection
+from vision.scoring import EXTRA, MISSED, greedy_match, score
+from web.cli import main
+
+
+def die(face: str, box, colour: str | None = None, score: float = 1.0, uncertain: bool = False) -> Detection:
+    return Detection("die", face, colour, tuple(float(v) for v in box), score, uncertain)
+
+
+# image 1: all right.  image 2: one miss, one wrong face, one extra.  image 3: no dice, none found.
+IMAGES = [
+    (
+        [die("1", (0, 0, 10, 10), "red"), die("プ", (20, 0, 30, 10), "blue")],
+        [die("1", (0, 0, 10, 10), "red", 0.9), die("プ", (21, 0, 31, 10), "white", 0.8)],
+    ),
+    (
+        [die("6", (0, 0, 10, 10)), die("ブ", (20, 0, 30, 10)), die("6", (40, 0, 50, 10))],
+        [die("6", (0, 1, 10, 11), None, 0.7), die("フ", (20, 0, 30, 10), None, 0.3, True), die("2", (90, 90, 99, 99), None, 0.6)],
+    ),
+    ([], []),
+]
+
+
+def test_counts_and_rates():
+    m = score(IMAGES)
+    assert (m.images, m.gt_dice, m.predicted, m.matched) == (3, 5, 5, 4)
+    assert m.recall == pytest.approx(4 / 5) and m.precision == pytest.approx(4 / 5)
+    assert m.face_correct == 3
+    assert m.face_accuracy_matched == pytest.approx(3 / 4)
+    assert m.face_accuracy_all == pytest.approx(3 / 5)
+    assert (m.colour_evaluated, m.colour_correct) == (2, 1)  # only image 1 has colour labels
+    assert m.scenes_exact == 2 and m.scene_exact_rate == pytest.approx(2 / 3)  # the empty scene counts as exact
+    assert m.uncertain == 1 and (m.confident_matched, m.confident_correct) == (3, 3)
+
+
+def test_per_face_and_confusion():
+    m = score(IMAGES)
+    per = dict(m.per_face)
+    assert (per["6"].gt, per["6"].matched, per["6"].correct) == (2, 1, 1)
+    assert per["6"].accuracy == pytest.approx(0.5)
+    assert per["ブ"].accuracy == 0.0 and per["1"].accuracy == 1.0
+    c = m.confusion
+    assert c.labels == ("1", "2", "6", "プ", "ブ", "フ")  # DIE_FACES order, only those seen
+    assert c.count("ブ", "フ") == 1 and c.count("6", "6") == 1
+    assert c.count("6", MISSED) == 1 and c.count(EXTRA, "2") == 1
+    total = sum(map(sum, c.matrix))
+    assert total == m.matched + (m.gt_dice - m.matched) + (m.predicted - m.matched)
+    doc = m.to_json()
+    assert doc["confusion"]["rows"][-1] == EXTRA and doc["confusion"]["cols"][-1] == MISSED
+    assert doc["face"]["per_face"]["6"]["accuracy_matched"] == 1.0
+    json.dumps(doc, ensure_ascii=False)
+    img = draw_confusion(c)
+    assert img.shape[0] > 200 and img.shape[1] > 200
+
+
+def test_greedy_matching_prefers_highest_iou_and_respects_threshold():
+    gt = np.array([[0, 0, 10, 10]])
+    preds = np.array([[2, 0, 12, 10], [0, 0, 10, 10]])
+    assert greedy_match(gt, preds) == [(0, 1)]
+    assert greedy_match(gt, np.array([[6, 0, 16, 10]])) == []  # IoU 0.25
+    assert greedy_match(gt, np.array([[5, 0, 15, 10]]), iou_threshold=0.3) == [(0, 0)]
+
+
+def test_cards_are_ignored_and_empty_input():
+    card = Detection("card", "QH", None, (0, 0, 10, 10), 0.9)
+    m = score([([card], [card])])
+    assert m.gt_dice == 0 and m.recall is None and m.scene_exact_rate == 1.0
+    assert score([]).images == 0
+
+
+def test_yolo_and_synth_layouts(tmp_path):
+    yolo = tmp_path / "tray"
+    (yolo / "images" / "test").mkdir(parents=True)
+    (yolo / "labels" / "test").mkdir(parents=True)
+    cv2.imwrite(str(yolo / "images" / "test" / "a.jpg"), np.zeros((50, 100, 3), np.uint8))
+    cv2.imwrite(str(yolo / "images" / "test" / "b.jpg"), np.zeros((50, 100, 3), np.uint8))
+    (yolo / "labels" / "test" / "a.txt").write_text("5 0.5 0.5 0.2 0.4\n\n")
+    items = load_dataset(yolo, "test")
+    assert [i.path.name for i in items] == ["a.jpg", "b.jpg"]
+    assert items[0].objects == (die("6", (40, 15, 60, 35)),) and items[1].objects == ()
+    with pytest.raises(DatasetError, match="pass --split"):
+        load_dataset(yolo)
+    with pytest.raises(DatasetError):
+        parse_yolo_line("9 0.5 0.5 0.1 0.1", 10, 10)
+
+    synth = tmp_path / "synth"
+    (synth / "images").mkdir(parents=True)
+    line = {"image": "images/000000.jpg", "width": 100, "height": 50,
+            "objects": [{"kind": "die", "face": "ガ", "colour": "green", "box": [1, 2, 11, 12], "score": 1.0}]}
+    (synth / "annotations.jsonl").write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+    (item,) = load_dataset(synth)
+    assert item.path == synth / "images" / "000000.jpg" and item.dice()[0].face == "ガ" and item.dice()[0].colour == "green"
+    (synth / "annotations.jsonl").write_text("{broken\n")
+    with pytest.raises(DatasetError, match="annotations.jsonl:1"):
+        load_dataset(synth)
+
+
+def write_tiny_set(root: Path) -> Path:
+    """A synthetic-layout set of two frames of the tiny scene, with the truth the tiny models should find."""
+    (root / "images").mkdir(parents=True)
+    truth_faces = {(255, 0, 0): ("プ", "blue"), (0, 255, 0): ("2", "green"), (0, 0, 255): ("wheel", "red"), (128, 128, 128): ("ス", "white")}
+    lines = []
+    for i in range(2):
+        cv2.imwrite(str(root / "images" / f"{i:06d}.png"), tiny.scene())
+        objs = [{"kind": "die", "face": truth_faces[c][0], "colour": truth_faces[c][1], "box": list(b), "score": 1.0}
+                for b, c, _ in tiny.DICE]
+        lines.append(json.dumps({"image": f"images/{i:06d}.png", "width": 640, "height": 480, "objects": objs}, ensure_ascii=False))
+    (root / "annotations.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def test_eval_cli_end_to_end(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    data = write_tiny_set(tmp_path / "set")
+    out = tmp_path / "eval"
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "recall 100.0%" in text and "scenes     exact 0.0%" in text
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["detection"]["recall"] == 1.0 and metrics["detection"]["precision"] == 1.0
+    assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)  # the grey "ス" die reads as a tie
+    assert metrics["colour"]["accuracy"] == pytest.approx(0.75)
+    assert metrics["face"]["per_face"]["ス"]["accuracy"] == 0.0
+    assert metrics["reader"]["backend"] in ("openvino", "onnxruntime")
+    png = cv2.imread(str(out / "confusion.png"))
+    assert png is not None and png.shape[0] > 100
+
+
+def test_eval_cli_bad_dataset(tmp_path, capsys):
+    assert main(["eval", str(tmp_path / "nothing")]) == 2
+    assert "no dataset folder" in capsys.readouterr().err
+
+
+def test_eval_cli_with_ground_truth_boxes(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    data = write_tiny_set(tmp_path / "set")
+    out = tmp_path / "eval"
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--gt-boxes"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["gt_boxes"] is True
+    assert metrics["detection"]["recall"] == 1.0 and metrics["detection"]["precision"] == 1.0
+    assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)
+    assert metrics["uncertain"]["flagged"] == 2  # the grey tie in each of the two images

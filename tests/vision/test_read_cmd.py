@@ -1,0 +1,119 @@
+"""``tableref read``: JSON Lines contract, readable summary, per-file errors and exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from tests.vision import tiny_reader as tiny
+from vision.detections import DIE_FACES
+from vision.read_cmd import read_all, summary
+from web.cli import main
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("photos")
+    good_jpg = d / "table.jpg"
+    cv2.imwrite(str(good_jpg), tiny.scene(), [cv2.IMWRITE_JPEG_QUALITY, 98])
+    good_png = d / "table.png"
+    cv2.imwrite(str(good_png), tiny.scene())
+    data = good_jpg.read_bytes()
+    files = {
+        "good_jpg": good_jpg,
+        "good_png": good_png,
+        "empty": d / "empty.jpg",
+        "truncated": d / "truncated.jpg",
+        "corrupt": d / "corrupt.jpg",
+        "text": d / "notes.png",
+        "missing": d / "nope.jpg",
+        "folder": d / "sub",
+    }
+    files["empty"].write_bytes(b"")
+    files["truncated"].write_bytes(data[: len(data) // 2])
+    files["corrupt"].write_bytes(data[:20] + bytes(range(256)) * 8)
+    files["text"].write_text("not an image at all\n")
+    files["folder"].mkdir()
+    return files
+
+
+def run_json(names: list[str]) -> tuple[int, list[dict], str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = read_all(tiny.fake_reader(), names, True, out, err)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
+
+
+def test_json_lines_for_good_images(photos):
+    names = [str(photos["good_jpg"]), str(photos["good_png"])]
+    status, lines, err = run_json(names)
+    assert status == 0 and err == ""
+    assert [ln["image"] for ln in lines] == names
+    for ln in lines:
+        assert list(ln) == ["image", "width", "height", "ms", "objects"]
+        assert (ln["width"], ln["height"]) == (640, 480)
+        assert ln["ms"] >= 0
+        assert len(ln["objects"]) == 4
+        for obj in ln["objects"]:
+            assert obj["kind"] == "die" and obj["face"] in DIE_FACES
+            assert len(obj["box"]) == 4 and 0 <= obj["score"] <= 1
+            assert obj.get("uncertain", False) in (True, False)
+        assert sum(o.get("uncertain", False) for o in ln["objects"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("key", "reason"),
+    [
+        ("empty", "empty file"),
+        ("truncated", "truncated"),
+        ("corrupt", ""),
+        ("text", "not a recognised image format"),
+        ("missing", "no such file"),
+        ("folder", "is a directory"),
+    ],
+)
+def test_bad_file_gives_an_error_line_and_others_are_still_read(photos, key, reason):
+    names = [str(photos["good_jpg"]), str(photos[key]), str(photos["good_png"])]
+    status, lines, _ = run_json(names)
+    assert status == 1
+    assert [ln["image"] for ln in lines] == names
+    assert set(lines[1]) == {"image", "error"} and reason in lines[1]["error"]
+    assert len(lines[0]["objects"]) == 4 and len(lines[2]["objects"]) == 4
+
+
+def test_plain_mode_summary_and_errors_on_stderr(photos):
+    out, err = io.StringIO(), io.StringIO()
+    status = read_all(tiny.fake_reader(), [str(photos["good_png"]), str(photos["missing"])], False, out, err)
+    assert status == 1
+    text = out.getvalue()
+    assert "4 dice - 2 x 2, 1 x wheel, 1 x プ" in text  # the grey tie reads as the first tied face, "2"
+    assert "(2 uncertain)" in text and text.count("? uncertain") == 2
+    assert "nope.jpg: error: no such file" in err.getvalue()
+
+
+def test_summary_of_an_empty_reading():
+    from vision.detections import Reading
+
+    assert summary("x.jpg", Reading(width=10, height=5, ms=1.0)) == "x.jpg: 10x5, 1.0 ms, 0 dice"
+
+
+def test_cli_end_to_end_with_tiny_onnx_models(photos, tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    status = main(["read", "--json", "--models", str(models), str(photos["good_jpg"]), str(photos["truncated"])])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1 and len(out) == 2
+    first, second = (json.loads(line) for line in out)
+    assert [o["face"] for o in first["objects"]][0] == "プ"
+    assert "プ" in out[0]  # UTF-8, not \u escapes
+    assert second == {"image": str(photos["truncated"]), "error": "truncated image data"}
+    assert main(["read", "--models", str(models), "--threshold", "0.2", str(photos["good_png"])]) == 0
+    assert "(1 uncertain)" in capsys.readouterr().out
+
+
+def test_cli_without_models_exits_2(photos, tmp_path, capsys):
+    assert main(["read", "--models", str(tmp_path), str(photos["good_jpg"])]) == 2
+    assert "cannot load the models" in capsys.readouterr().err

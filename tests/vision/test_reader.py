@@ -1,0 +1,168 @@
+"""The runtime reader end to end: numpy twins, hand-built ONNX on every backend, real models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision import tiny_reader as tiny
+from vision.backends import BackendUnavailable, available_backends, load_model
+from vision.detections import Reading
+from vision.manifest import ManifestError, ReaderManifest
+from vision.reader import DEFAULT_MODEL_DIR, InvalidImage, as_bgr, load_reader
+
+EXPECTED = [  # left to right: (face, colour, uncertain)
+    ("プ", "blue", False),
+    ("grey-tie", None, True),
+    ("2", "green", False),
+    ("wheel", "red", True),  # clear face, but the detector was unsure it is a die
+]
+
+
+def check_reading(reading: Reading) -> None:
+    assert (reading.width, reading.height) == (640, 480)
+    assert reading.ms > 0
+    dice = reading.dice()
+    assert len(dice) == 4, [d.box for d in dice]  # duplicate suppressed, noise dropped
+    by_x = sorted(tiny.DICE, key=lambda d: d[0][0] + d[0][2])
+    for det, (box, _, _), (face, colour, uncertain) in zip(dice, by_x, EXPECTED):
+        assert det.kind == "die"
+        assert det.box == pytest.approx(box, abs=0.6)
+        assert 0.0 <= det.score <= 1.0
+        assert det.uncertain is uncertain
+        if face == "grey-tie":
+            assert det.score == pytest.approx(1 / 3, abs=0.02)
+            assert det.face in tiny.CHANNEL_FACE
+        else:
+            assert det.face == face and det.colour == colour
+            assert det.score > 0.99
+
+
+def test_fake_reader_reads_the_scene():
+    reader = tiny.fake_reader()
+    check_reading(reader.read(tiny.scene()))
+    shape, dtype, lo, hi = reader.detector.inputs[-1]
+    assert shape == (1, 3, 320, 416) and dtype == "float32" and 0.0 <= lo <= hi <= 1.0
+    assert reader.classifier.calls == [(4, 3, 48, 48)]  # one batched call for all dice
+
+
+def test_threshold_override_changes_only_the_flags():
+    low = tiny.fake_reader(threshold=0.2).read(tiny.scene())
+    # the grey tie (score 1/3) is now confident; the red die stays uncertain (detector 0.40 < 0.5)
+    assert [d.uncertain for d in low.dice()] == [False, False, False, True]
+    with pytest.raises(ValueError):
+        tiny.fake_reader(threshold=1.5)
+
+
+def test_empty_frame_skips_the_classifier():
+    reader = tiny.fake_reader()
+    reader.manifest = ReaderManifest(
+        tiny.manifest().detector.__class__(imgsz=416, conf_threshold=0.99), tiny.manifest().classifier
+    )
+    reading = reader.read(tiny.scene())
+    assert reading.objects == () and reader.classifier.calls == []
+
+
+def test_reading_json_matches_the_contract():
+    out = tiny.fake_reader().read(tiny.scene()).to_json(image="x.jpg")
+    assert list(out) == ["image", "width", "height", "ms", "objects"]
+    first = out["objects"][0]
+    assert set(first) == {"kind", "face", "colour", "box", "score"}
+    assert out["objects"][3]["uncertain"] is True
+    json.dumps(out, ensure_ascii=False)
+
+
+def test_as_bgr_accepts_grey_and_bgra_and_rejects_others():
+    assert as_bgr(np.zeros((4, 5), np.uint8)).shape == (4, 5, 3)
+    assert as_bgr(np.zeros((4, 5, 4), np.uint8)).shape == (4, 5, 3)
+    for bad in (np.zeros((4, 5, 3), np.float32), np.zeros((4, 5, 2), np.uint8), np.zeros((0, 5, 3), np.uint8), "img"):
+        with pytest.raises(InvalidImage):
+            as_bgr(bad)  # type: ignore[arg-type]
+
+
+def test_grey_frame_is_read():
+    reading = tiny.fake_reader().read(cv2.cvtColor(tiny.scene(), cv2.COLOR_BGR2GRAY))
+    assert len(reading.dice()) == 4
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory) -> Path:
+    pytest.importorskip("onnx")
+    return tiny.build_onnx(tmp_path_factory.mktemp("tiny-models"))
+
+
+@pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
+def test_onnx_reader_on_each_backend(tiny_dir, backend):
+    if backend not in available_backends():
+        pytest.skip(f"{backend} not installed")
+    reader = load_reader(tiny_dir, backend=backend, threads=1, precision="f32")
+    assert reader.info["backend"] == backend and reader.info["precision"] == "f32"
+    check_reading(reader.read(tiny.scene()))
+    # a second frame size recompiles (OpenVINO) or reshapes (onnxruntime) transparently
+    big = cv2.resize(tiny.scene(), (1280, 960), interpolation=cv2.INTER_NEAREST)
+    assert len(reader.read(big).dice()) == 4
+
+
+def test_backends_agree_with_numpy_twin(tiny_dir):
+    x = np.random.default_rng(0).random((5, 3, 48, 48), dtype=np.float32)
+    want = tiny.FakeClassifier().run(x)
+    for backend in available_backends():
+        got = load_model(tiny_dir / "dice-classifier.onnx", backend, threads=1, static=False, precision="f32").run(x)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, atol=1e-5)
+    if "openvino" in available_backends():  # reduced precision stays close (bf16 where the CPU has it)
+        got = load_model(tiny_dir / "dice-classifier.onnx", "openvino", threads=1, static=False).run(x)
+        np.testing.assert_allclose(got[0], want[0], atol=0.05)
+    with pytest.raises(ValueError):
+        load_model(tiny_dir / "dice-classifier.onnx", precision="int3")
+
+
+def test_auto_backend_and_info(tiny_dir):
+    reader = load_reader(tiny_dir)
+    info = reader.info
+    assert info["backend"] == available_backends()[0]
+    assert info["detector"]["sha256"] and info["classifier"]["sha256"]
+    assert info["colours"] == list(tiny.COLOURS) and len(info["faces"]) == 16
+    assert json.dumps(info)
+
+
+def test_manifest_problems_are_reported(tiny_dir, tmp_path):
+    with pytest.raises(ManifestError, match="no model manifest"):
+        load_reader(tmp_path)
+    for name in ("dice-reader.json", "dice-detector.onnx", "dice-classifier.onnx"):
+        (tmp_path / name).write_bytes((tiny_dir / name).read_bytes())
+    (tmp_path / "dice-classifier.onnx").write_bytes(b"tampered")
+    with pytest.raises(ManifestError, match="sha256"):
+        load_reader(tmp_path)
+    (tmp_path / "dice-classifier.onnx").unlink()
+    with pytest.raises(ManifestError, match="missing"):
+        load_reader(tmp_path)
+    (tmp_path / "dice-reader.json").write_text("{not json")
+    with pytest.raises(ManifestError):
+        load_reader(tmp_path)
+    with pytest.raises(BackendUnavailable):
+        load_model(tiny_dir / "dice-detector.onnx", backend="tensorflow")
+
+
+COMMITTED = DEFAULT_MODEL_DIR / "dice-reader.json"
+REAL_TEST = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dice-tray" / "images" / "test"
+
+
+@pytest.mark.skipif(not COMMITTED.is_file(), reason="no trained models in models/")
+def test_committed_models_read_a_real_photo():
+    reader = load_reader()
+    photos = sorted(REAL_TEST.glob("*.jpg"))[:2] if REAL_TEST.is_dir() else []
+    frames = [cv2.imread(str(p)) for p in photos] or [np.full((480, 640, 3), 90, np.uint8)]
+    for frame in frames:
+        reading = reader.read(frame)
+        assert (reading.width, reading.height) == (frame.shape[1], frame.shape[0])
+        for d in reading.dice():
+            assert d.face in reader.manifest.classifier.faces
+            assert 0 <= d.box[0] <= d.box[2] <= frame.shape[1] and 0 <= d.box[1] <= d.box[3] <= frame.shape[0]
+            assert 0.0 <= d.score <= 1.0
+            if not d.uncertain:
+                assert d.score >= reader.threshold

@@ -1,0 +1,162 @@
+"""Training-side helpers: augmentation, crops, splits, the detector's dataset view.
+
+Everything here runs without torch; the one test that trains needs the training venv
+(``pip install -e '.[train]'``) and is marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.augment import CONTEXT, augment, center_view, context_crop, context_size
+from vision.crops import square_crop
+from vision.datasets import LabelledImage
+from vision.detections import DIE_FACES, Detection
+from vision.train_classifier import IGNORE, collect_crops, face_counts
+from vision.train_detector import is_val, write_dataset_view
+
+
+def smooth_scene() -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    img = np.full((120, 160, 3), 40, np.uint8)
+    cv2.circle(img, (70, 60), 15, (200, 220, 240), -1)
+    return cv2.GaussianBlur(img, (0, 0), 2), (55.0, 45.0, 85.0, 75.0)
+
+
+def test_context_crop_centre_is_the_runtime_crop():
+    img, box = smooth_scene()
+    ctx = context_crop(img, box, 48, 1.25)
+    assert ctx.shape == (context_size(48), context_size(48), 3) == (77, 77, 3)
+    diff = np.abs(center_view(ctx, 48).astype(int) - square_crop(img, box, 48, 1.25).astype(int))
+    assert diff.mean() < 4
+
+
+def test_augment_is_seeded_and_varied():
+    img, box = smooth_scene()
+    ctx = context_crop(img, box, 48, 1.25)
+    a = augment(ctx, np.random.default_rng(7), 48)
+    b = augment(ctx, np.random.default_rng(7), 48)
+    c = augment(ctx, np.random.default_rng(8), 48)
+    assert a.shape == (48, 48, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_augment_keeps_the_die_near_the_centre():
+    img, box = smooth_scene()
+    ctx = context_crop(img, box, 48, 1.25)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        out = augment(ctx, rng, 48).astype(float).mean(axis=2)
+        centre, corner = out[18:30, 18:30].mean(), np.mean([out[:6, :6].mean(), out[-6:, -6:].mean()])
+        assert centre > corner  # the bright die stays in the middle whatever the rotation
+
+
+def test_is_val_is_stable_and_near_the_fraction():
+    names = [f"real/IMG_{i}.jpg" for i in range(2000)]
+    first = [is_val(n, 0.1, 0) for n in names]
+    assert first == [is_val(n, 0.1, 0) for n in names]
+    assert 150 < sum(first) < 250
+    assert first != [is_val(n, 0.1, 1) for n in names]
+
+
+def make_images(tmp_path: Path) -> list[tuple[str, LabelledImage, bool]]:
+    items = []
+    for i, (face, colour) in enumerate([("1", None), ("プ", "blue"), ("wheel", "red")]):
+        path = tmp_path / f"im{i}.jpg"
+        img, box = smooth_scene()
+        cv2.imwrite(str(path), img)
+        dice = (Detection("die", face, colour, box, 1.0), Detection("die", face, colour, (-5, -5, 10, 10), 1.0))
+        items.append(("real" if colour is None else "synth0", LabelledImage(path, dice, 160, 120), i == 2))
+    return items
+
+
+def test_dataset_view_writes_single_class_labels_and_symlinks(tmp_path):
+    items = make_images(tmp_path)
+    counts = write_dataset_view(items, tmp_path / "view", log=lambda _: None)
+    assert counts == {"train": 2, "val": 1, "train_dice": 4, "val_dice": 2}
+    label = (tmp_path / "view" / "labels" / "train" / "real__im0.txt").read_text().splitlines()
+    assert label[0] == "0 0.437500 0.500000 0.187500 0.250000"
+    cls, cx, cy, w, h = (float(v) for v in label[1].split())  # clipped to the image
+    assert cls == 0 and cx - w / 2 == pytest.approx(0, abs=1e-5) and cy - h / 2 == pytest.approx(0, abs=1e-5)
+    link = tmp_path / "view" / "images" / "val" / "synth0__im2.jpg"
+    assert link.is_symlink() and link.resolve() == (tmp_path / "im2.jpg").resolve()
+    assert "names:\n  0: die" in (tmp_path / "view" / "data.yaml").read_text()
+
+
+def test_collect_crops_labels_and_colour_mask(tmp_path):
+    items = make_images(tmp_path)
+    colours = ["blue", "red"]
+    crops = collect_crops([(s, it) for s, it, _ in items], colours, 48, 1.25, context=True, log=lambda _: None)
+    assert crops.crops.shape == (6, 77, 77, 3)
+    assert [DIE_FACES[f] for f in crops.faces] == ["1", "1", "プ", "プ", "wheel", "wheel"]
+    assert crops.colours.tolist() == [IGNORE, IGNORE, 0, 0, 1, 1]  # real crops carry no colour
+    assert face_counts(crops) == {"1": 2, "wheel": 2, "プ": 2}
+    val = collect_crops([(s, it) for s, it, _ in items], colours, 48, 1.25, context=False, log=lambda _: None)
+    assert val.crops.shape == (6, 48, 48, 3)
+    assert CONTEXT > 1
+
+
+@pytest.mark.slow
+def test_tiny_training_run_exports_a_readable_reader(tmp_path):
+    """Two classifier epochs on a handful of crops, exported and loaded by the runtime reader."""
+    pytest.importorskip("torch")
+    from vision.reader import load_reader
+    from vision.train_classifier import ClassifierConfig, export_classifier, train_classifier
+
+    items = make_images(tmp_path)
+    crops = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, True, lambda _: None)
+    val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, False, lambda _: None)
+    cfg = ClassifierConfig(epochs=2, samples_per_epoch=64, batch=32, workers=0)
+    result = train_classifier(crops, val, ["blue", "red"], cfg, tmp_path / "run", resume=False, log=lambda _: None)
+    assert len(result["history"]) == 2
+    again = train_classifier(crops, val, ["blue", "red"], cfg, tmp_path / "run", resume=True, log=lambda _: None)
+    assert len(again["history"]) == 2  # already finished: resume trains nothing more
+    export = export_classifier(tmp_path / "run" / "best.pt", tmp_path / "dice-classifier.onnx", 48)
+    assert export["max_abs_err_vs_torch"] < 1e-4
+    # pair it with the tiny detector to read a frame through the real exported classifier
+    pytest.importorskip("onnx")
+    from tests.vision import tiny_reader as tiny
+    from vision.manifest import ClassifierSpec, ReaderManifest, sha256_of
+
+    models = tiny.build_onnx(tmp_path / "models")
+    (models / "dice-classifier.onnx").write_bytes((tmp_path / "dice-classifier.onnx").read_bytes())
+    m = ReaderManifest.load(models / "dice-reader.json")
+    m = ReaderManifest(m.detector, ClassifierSpec(colours=("blue", "red"), sha256=sha256_of(models / "dice-classifier.onnx")))
+    m.save(models / "dice-reader.json")
+    reading = load_reader(models).read(tiny.scene())
+    assert len(reading.dice()) == 4 and all(d.colour in ("blue", "red") for d in reading.dice())
+    json.dumps(reading.to_json())
+
+
+def test_train_cli_gathers_real_train_split_and_synth(tmp_path):
+    import argparse
+
+    from vision.train import add_arguments, gather, recipe
+
+    real = tmp_path / "tray"
+    for split in ("train", "test"):
+        (real / "images" / split).mkdir(parents=True)
+        (real / "labels" / split).mkdir(parents=True)
+        for i in range(3):
+            cv2.imwrite(str(real / "images" / split / f"{split}{i}.jpg"), np.zeros((20, 20, 3), np.uint8))
+            (real / "labels" / split / f"{split}{i}.txt").write_text("0 0.5 0.5 0.5 0.5\n")
+    synth = tmp_path / "synth"
+    (synth / "images").mkdir(parents=True)
+    cv2.imwrite(str(synth / "images" / "000000.jpg"), np.zeros((20, 20, 3), np.uint8))
+    line = {"image": "images/000000.jpg", "width": 20, "height": 20,
+            "objects": [{"kind": "die", "face": "カ", "colour": "green", "box": [2, 2, 12, 12], "score": 1.0}]}
+    (synth / "annotations.jsonl").write_text(json.dumps(line) + "\n")
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--real", str(real), "--synth", str(synth), "--val-fraction", "0.5"])
+    items = gather(args)
+    names = sorted(it.path.name for _, it, _ in items)
+    assert names == ["000000.jpg", "train0.jpg", "train1.jpg", "train2.jpg"]  # never the test split
+    r = recipe(args, items)
+    assert sum(c["train_images"] + c["val_images"] for c in r["counts"].values()) == 4
+    assert args.device == "auto" and args.stage == "all" and not args.resume

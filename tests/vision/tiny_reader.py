@@ -1,0 +1,158 @@
+"""A tiny, fully known dice reader for tests: hand-built ONNX graphs and their numpy twins.
+
+Detector: ignores the picture and always proposes the same boxes (given in letterboxed
+input pixels for a 640x480 frame at imgsz 416), so the test knows exactly what NMS,
+thresholds and the mapping back to frame pixels must give.
+
+Classifier: average colour of the crop -> face and colour. A crop dominated by the
+blue channel reads "プ"/"blue", green "2"/"green", red "wheel"/"red"; a grey crop is a
+three-way tie, so its face score is about 1/3 (an uncertain reading).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import DIE_FACES
+from vision.manifest import ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
+from vision.reader import DiceReader
+
+FRAME_W, FRAME_H = 640, 480
+IMGSZ = 416
+SCALE = IMGSZ / FRAME_W  # 0.65
+PAD_Y = (320 - round(FRAME_H * SCALE)) // 2  # 416x312 padded to 416x320 -> 4 px on top
+
+COLOURS = ("blue", "green", "red")  # BGR channel order
+CHANNEL_FACE = ("プ", "2", "wheel")
+GAIN = 30.0
+
+# Dice in frame pixels: (x1, y1, x2, y2), BGR body colour, detector confidence.
+DICE = (
+    ((100, 100, 140, 140), (255, 0, 0), 0.95),  # blue  -> プ
+    ((300, 200, 330, 230), (0, 255, 0), 0.90),  # green -> 2
+    ((500, 380, 536, 416), (0, 0, 255), 0.40),  # red   -> wheel, but the detector is unsure
+    ((200, 300, 236, 336), (128, 128, 128), 0.88),  # grey -> a tie: uncertain face
+)
+DUPLICATE = ((102, 101, 141, 141), 0.70)  # overlaps the first die: NMS must drop it
+NOISE = ((10, 10, 30, 30), 0.10)  # below the detector's confidence floor
+
+
+def _to_input(box: tuple[float, float, float, float]) -> list[float]:
+    x1, y1, x2, y2 = (v * SCALE for v in box)
+    y1, y2 = y1 + PAD_Y, y2 + PAD_Y
+    return [(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1]
+
+
+def detector_output() -> np.ndarray:
+    rows = [_to_input(b) + [c] for b, _, c in DICE]
+    rows += [_to_input(DUPLICATE[0]) + [DUPLICATE[1]], _to_input(NOISE[0]) + [NOISE[1]]]
+    rows += [[0.0, 0.0, 4.0, 4.0, 0.0]] * 3  # empty anchors
+    return np.array(rows, dtype=np.float32).T[None]  # (1, 5, N) like Ultralytics
+
+
+def classifier_weights() -> tuple[np.ndarray, np.ndarray]:
+    face_w = np.zeros((3, len(DIE_FACES)), np.float32)
+    for ch, face in enumerate(CHANNEL_FACE):
+        face_w[ch, DIE_FACES.index(face)] = GAIN
+    colour_w = np.eye(3, dtype=np.float32) * GAIN
+    return face_w, colour_w
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class FakeDetector:
+    backend, version = "numpy", "test"
+
+    def __init__(self) -> None:
+        self.inputs: list[tuple[tuple[int, ...], str, float, float]] = []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        self.inputs.append((tuple(x.shape), x.dtype.name, float(x.min()), float(x.max())))
+        return [detector_output()]
+
+
+class FakeClassifier:
+    backend, version = "numpy", "test"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, ...]] = []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        self.calls.append(tuple(x.shape))
+        mean = x.mean(axis=(2, 3))
+        face_w, colour_w = classifier_weights()
+        return [_softmax(mean @ face_w), _softmax(mean @ colour_w)]
+
+
+def manifest(det_sha: str = "", cls_sha: str = "") -> ReaderManifest:
+    return ReaderManifest(
+        DetectorSpec(imgsz=IMGSZ, sha256=det_sha),
+        ClassifierSpec(size=48, expand=1.25, colours=COLOURS, sha256=cls_sha),
+        threshold=0.5,
+        training={"created": "test"},
+    )
+
+
+def fake_reader(threshold: float | None = None) -> DiceReader:
+    return DiceReader(manifest(), FakeDetector(), FakeClassifier(), threshold=threshold)
+
+
+def scene() -> np.ndarray:
+    """The 640x480 frame the tiny models are built for: coloured squares on black."""
+    img = np.zeros((FRAME_H, FRAME_W, 3), np.uint8)
+    for (x1, y1, x2, y2), colour, _ in DICE:
+        cv2.rectangle(img, (x1, y1), (x2 - 1, y2 - 1), colour, -1)
+    return img
+
+
+def build_onnx(folder: Path) -> Path:
+    """Write the two tiny ONNX models and their manifest into ``folder`` (needs ``onnx``)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    folder.mkdir(parents=True, exist_ok=True)
+    const = detector_output()
+    det = helper.make_graph(
+        [
+            helper.make_node("ReduceMean", ["images"], ["m"], axes=[1, 2, 3], keepdims=0),
+            helper.make_node("Mul", ["m", "zero"], ["z"]),
+            helper.make_node("Add", ["boxes", "z"], ["output0"]),
+        ],
+        "tiny_detector",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, "height", "width"])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(const.shape))],
+        [numpy_helper.from_array(const, "boxes"), numpy_helper.from_array(np.zeros((1,), np.float32), "zero")],
+    )
+    face_w, colour_w = classifier_weights()
+    cls = helper.make_graph(
+        [
+            helper.make_node("GlobalAveragePool", ["crops"], ["pooled"]),
+            helper.make_node("Flatten", ["pooled"], ["feat"], axis=1),
+            helper.make_node("MatMul", ["feat", "face_w"], ["face_logits"]),
+            helper.make_node("Softmax", ["face_logits"], ["face_prob"], axis=1),
+            helper.make_node("MatMul", ["feat", "colour_w"], ["colour_logits"]),
+            helper.make_node("Softmax", ["colour_logits"], ["colour_prob"], axis=1),
+        ],
+        "tiny_classifier",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 48, 48])],
+        [
+            helper.make_tensor_value_info("face_prob", TensorProto.FLOAT, ["n", len(DIE_FACES)]),
+            helper.make_tensor_value_info("colour_prob", TensorProto.FLOAT, ["n", 3]),
+        ],
+        [numpy_helper.from_array(face_w, "face_w"), numpy_helper.from_array(colour_w, "colour_w")],
+    )
+    for graph, name in ((det, "dice-detector.onnx"), (cls, "dice-classifier.onnx")):
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        onnx.save(model, str(folder / name))
+    m = manifest(sha256_of(folder / "dice-detector.onnx"), sha256_of(folder / "dice-classifier.onnx"))
+    (folder / "dice-reader.json").write_text(json.dumps(m.to_json(), ensure_ascii=False), encoding="utf-8")
+    return folder

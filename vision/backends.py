@@ -1,0 +1,161 @@
+"""Run an ONNX model on the CPU through OpenVINO or onnxruntime, behind one small interface.
+
+OpenVINO is preferred when installed: on the 2-core development machine it ran the
+slim detector about twice as fast as onnxruntime (see models/MODEL_CARD.md). Neither
+backend ever imports torch.
+
+>>> BACKENDS
+('openvino', 'onnxruntime')
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections import OrderedDict
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+BACKENDS = ("openvino", "onnxruntime")
+
+
+class BackendUnavailable(RuntimeError):
+    """The requested inference backend is not installed (or none is)."""
+
+
+class Model(Protocol):
+    """A loaded network: feed one float32 array, get its outputs in graph order."""
+
+    backend: str
+    version: str
+    precision: str
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]: ...
+
+    def prepare(self, shape: tuple[int, ...]) -> None:
+        """Get ready for inputs of ``shape`` (compile for it, if the backend does that)."""
+        ...
+
+
+def available_backends() -> tuple[str, ...]:
+    return tuple(b for b in BACKENDS if importlib.util.find_spec(b) is not None)
+
+
+def default_threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class OpenVinoModel:
+    """OpenVINO CPU model.
+
+    With ``static=True`` it is compiled once per distinct input shape (a camera has one,
+    and a static shape runs faster than a dynamic one); otherwise once, keeping the
+    model's dynamic dimensions (the classifier's batch size changes with every frame).
+    """
+
+    backend = "openvino"
+
+    def __init__(self, path: Path, threads: int, static: bool = True, precision: str = "auto", max_shapes: int = 4) -> None:
+        # OpenVINO's telemetry lives in its conversion tools, which we never call; CI=true
+        # is its documented opt-out should any part of it look, and we set it only if unset.
+        os.environ.setdefault("CI", "true")
+        import openvino as ov
+
+        self.version = str(ov.get_version())
+        self._core = ov.Core()
+        self._model = self._core.read_model(str(path))
+        self._config: dict[str, object] = {
+            "INFERENCE_NUM_THREADS": int(threads),
+            "PERFORMANCE_HINT": "LATENCY",
+            "NUM_STREAMS": 1,
+        }
+        # "auto" keeps OpenVINO's choice: bf16 on CPUs with bf16 units (2-3x faster here,
+        # probabilities within ~0.02 of f32), f32 elsewhere. "f32" forces full precision.
+        if precision != "auto":
+            self._config["INFERENCE_PRECISION_HINT"] = precision
+        hint = self._core.get_property("CPU", "INFERENCE_PRECISION_HINT")
+        self.precision = getattr(hint, "get_type_name", lambda: str(hint))() if precision == "auto" else precision
+        self._compiled: OrderedDict[tuple[int, ...], object] = OrderedDict()
+        self._max_shapes = max_shapes
+        self._static = static
+
+    def _request(self, shape: tuple[int, ...]):
+        req = self._compiled.get(shape)
+        if req is None:
+            model = self._model.clone()
+            if shape:
+                model.reshape({model.inputs[0].get_any_name(): list(shape)})
+            req = self._core.compile_model(model, "CPU", self._config).create_infer_request()
+            self._compiled[shape] = req
+            if len(self._compiled) > self._max_shapes:
+                self._compiled.popitem(last=False)
+        else:
+            self._compiled.move_to_end(shape)
+        return req
+
+    def prepare(self, shape: tuple[int, ...]) -> None:
+        self._request(tuple(int(v) for v in shape) if self._static else ())
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        req = self._request(tuple(int(v) for v in x.shape) if self._static else ())
+        req.infer({0: np.ascontiguousarray(x, dtype=np.float32)})
+        return [np.array(req.get_output_tensor(i).data, copy=True) for i in range(len(req.model_outputs))]
+
+
+class OnnxRuntimeModel:
+    """onnxruntime CPU session."""
+
+    backend = "onnxruntime"
+    precision = "f32"
+
+    def __init__(self, path: Path, threads: int) -> None:
+        import onnxruntime as ort
+
+        self.version = str(ort.__version__)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = int(threads)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        # The reader alternates two sessions; spinning idle threads of one stole the CPU from
+        # the other (a 640x480 read took 80 ms instead of 46 on 2 cores).
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+
+    def prepare(self, shape: tuple[int, ...]) -> None:
+        pass  # one session serves every shape
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        return list(self._session.run(None, {self._input: np.ascontiguousarray(x, dtype=np.float32)}))
+
+
+PRECISIONS = ("auto", "f32", "bf16", "f16")
+
+
+def load_model(
+    path: Path, backend: str = "auto", threads: int | None = None, static: bool = True, precision: str = "auto"
+) -> Model:
+    """Load ``path`` with ``backend`` (``"auto"`` = the first installed of :data:`BACKENDS`).
+
+    ``static`` asks OpenVINO to specialise the model to each input shape it sees;
+    ``precision`` is OpenVINO's inference precision (onnxruntime always computes in f32).
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+    threads = default_threads() if threads is None else threads
+    if backend == "auto":
+        installed = available_backends()
+        if not installed:
+            raise BackendUnavailable("neither openvino nor onnxruntime is installed")
+        backend = installed[0]
+    if backend == "openvino":
+        if importlib.util.find_spec("openvino") is None:
+            raise BackendUnavailable("openvino is not installed")
+        return OpenVinoModel(Path(path), threads, static=static, precision=precision)
+    if backend == "onnxruntime":
+        if importlib.util.find_spec("onnxruntime") is None:
+            raise BackendUnavailable("onnxruntime is not installed")
+        return OnnxRuntimeModel(Path(path), threads)
+    raise BackendUnavailable(f"unknown backend {backend!r}; choose from auto, {', '.join(BACKENDS)}")

@@ -1,0 +1,210 @@
+"""``tableref bench``: how fast the runtime reader reads a frame, against Ultralytics' predict.
+
+For each frame size (640x480 and 1280x720 by default) it times the whole reader
+(letterbox, detector, crops, classifier, NMS and all) on every installed backend, and,
+when Ultralytics is importable and ``models/dice-detector.pt`` exists, the same detector
+weights through Ultralytics' PyTorch ``predict`` in the same process, with the ratio.
+Frames are cut from real photos (the dice-tray test images by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.backends import PRECISIONS, available_backends
+from vision.datasets import image_files
+from vision.image_io import UnreadableImage, read_image
+from vision.manifest import ManifestError
+from vision.reader import DEFAULT_MODEL_DIR, load_reader
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_IMAGES = REPO.parent / "shared" / "data" / "real-dice-tray" / "images" / "test"
+SIZES = ((640, 480), (1280, 720))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
+    parser.add_argument("--images", type=Path, default=DEFAULT_IMAGES, metavar="DIR",
+                        help="photos to cut frames from (default: %(default)s)")
+    parser.add_argument("--frames", type=int, default=8, help="distinct frames per size")
+    parser.add_argument("--runs", type=int, default=50, help="timed reads per size and backend")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--crops", type=int, default=8, help="dice in the classifier-alone timing (default 8)")
+    parser.add_argument("--threads", type=int, default=2, help="inference threads (default 2)")
+    parser.add_argument("--backend", default="all", help="all, or one of: " + ", ".join(available_backends()))
+    parser.add_argument("--precision", choices=PRECISIONS, default=None,
+                        help="OpenVINO precision (default: both its automatic choice and f32)")
+    parser.add_argument("--no-ultralytics", action="store_true", help="skip the PyTorch comparison")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the numbers here")
+
+
+def fit_frame(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Scale to cover ``width x height`` and centre-crop (a camera frame of that size).
+
+    >>> fit_frame(np.zeros((640, 640, 3), np.uint8), 1280, 720).shape
+    (720, 1280, 3)
+    """
+    h, w = image.shape[:2]
+    s = max(width / w, height / h)
+    nw, nh = max(width, round(w * s)), max(height, round(h * s))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    x0, y0 = (nw - width) // 2, (nh - height) // 2
+    return np.ascontiguousarray(resized[y0 : y0 + height, x0 : x0 + width])
+
+
+def load_frames(folder: Path, count: int, size: tuple[int, int]) -> list[np.ndarray]:
+    if not folder.is_dir():
+        raise SystemExit(f"tableref bench: no image folder {folder} (use --images)")
+    frames = []
+    for path in image_files(folder):
+        try:
+            frames.append(fit_frame(read_image(path), *size))
+        except UnreadableImage:
+            continue
+        if len(frames) == count:
+            break
+    if not frames:
+        raise SystemExit(f"tableref bench: no readable images in {folder}")
+    return frames
+
+
+def _stats(ms: list[float]) -> dict[str, float]:
+    return {
+        "median_ms": float(np.median(ms)),
+        "p90_ms": float(np.percentile(ms, 90)),
+        "p10_ms": float(np.percentile(ms, 10)),  # close to the uncontended time on a busy machine
+        "runs": len(ms),
+    }
+
+
+def timed(
+    fns: dict[str, Callable[[np.ndarray], Any]],
+    frames: Sequence[np.ndarray],
+    runs: int,
+    warmup: int,
+    rounds: int = 3,
+) -> dict[str, dict[str, float]]:
+    """Median/p90/p10 ms per call of each function.
+
+    Each function runs in its own block (warm-up, then ``runs / rounds`` timed calls), so its
+    thread pool is hot and the others' are idle: alternating call by call let one library's
+    spinning threads slow the next. The blocks repeat for ``rounds`` rounds so that load
+    drifting over the run hits every function alike.
+    """
+    ms: dict[str, list[float]] = {k: [] for k in fns}
+    per_round = max(1, runs // rounds)
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            for i in range(warmup):
+                fn(frames[i % len(frames)])
+            for i in range(per_round):
+                t0 = time.perf_counter()
+                fn(frames[i % len(frames)])
+                ms[name].append((time.perf_counter() - t0) * 1000)
+    return {k: _stats(v) for k, v in ms.items()}
+
+
+def grid_boxes(width: int, height: int, count: int, side: float) -> np.ndarray:
+    """``count`` die-sized boxes spread over the frame (for timing the classifier alone).
+
+    >>> grid_boxes(640, 480, 8, 30).shape
+    (8, 4)
+    """
+    cols = int(np.ceil(np.sqrt(count)))
+    out = []
+    for i in range(count):
+        cx = (i % cols + 0.5) * width / cols
+        cy = (i // cols + 0.5) * height / cols
+        out.append([cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2])
+    return np.array(out, np.float32)
+
+
+def ultralytics_predictor(weights: Path, imgsz: int, conf: float, iou: float, threads: int) -> Callable[[np.ndarray], Any] | None:
+    if importlib.util.find_spec("ultralytics") is None or not weights.is_file():
+        return None
+    from vision.train_detector import setup_ultralytics
+
+    setup_ultralytics(REPO / "runs" / "ultralytics-config")  # offline, settings kept out of ~/.config
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(threads)
+    model = YOLO(str(weights))
+
+    def predict(frame: np.ndarray) -> Any:
+        return model.predict(frame, imgsz=imgsz, conf=conf, iou=iou, device="cpu", verbose=False)
+
+    return predict
+
+
+def run(args: argparse.Namespace) -> int:
+    backends = available_backends() if args.backend == "all" else (args.backend,)
+    results: dict[str, Any] = {"threads": args.threads, "sizes": {}}
+    readers = {}
+    for b in backends:
+        precisions = ("f32",) if b != "openvino" else ((args.precision,) if args.precision else ("auto", "f32"))
+        for p in precisions:
+            try:
+                reader = load_reader(args.models, backend=b, threads=args.threads, precision=p)
+            except (ManifestError, ValueError, RuntimeError) as exc:
+                print(f"tableref bench: cannot load the models with {b}: {exc}", file=sys.stderr)
+                return 2
+            label = f"{b}-{reader.info['precision']}"
+            readers.setdefault(label, reader)
+    some = next(iter(readers.values()))
+    results["reader"] = some.info
+    det = some.manifest.detector
+    ultra = None
+    if not args.no_ultralytics:
+        weights = (args.models or DEFAULT_MODEL_DIR) / "dice-detector.pt"
+        ultra = ultralytics_predictor(weights, det.imgsz, det.conf_threshold, det.iou_threshold, args.threads)
+        if ultra is None:
+            print(f"(no Ultralytics comparison: needs the ultralytics package and {weights})")
+
+    for width, height in SIZES:
+        frames = load_frames(args.images, args.frames, (width, height))
+        key = f"{width}x{height}"
+        row: dict[str, Any] = {"frames": len(frames)}
+        dice = [len(some.read(f).objects) for f in frames]
+        row["dice_per_frame"] = float(np.mean(dice))
+        boxes = grid_boxes(width, height, args.crops, 30.0 * width / 640)
+        fns: dict[str, Callable[[np.ndarray], Any]] = {}
+        for b, reader in readers.items():
+            fns[b] = reader.read
+            fns[b + "_detector_only"] = reader.detect
+            fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: r.classify(f, boxes)
+        if ultra is not None:
+            fns["ultralytics_predict"] = ultra
+        row.update(timed(fns, frames, args.runs, args.warmup))
+        if ultra is not None:
+            base = row["ultralytics_predict"]["median_ms"]
+            row["speedup_vs_ultralytics"] = {
+                b: {"read": base / row[b]["median_ms"], "detector": base / row[b + "_detector_only"]["median_ms"]}
+                for b in readers
+            }
+        results["sizes"][key] = row
+        print(f"{key}: {len(frames)} frames, {row['dice_per_frame']:.1f} dice/frame, {args.threads} threads")
+        for b in readers:
+            r, d, c = row[b], row[b + "_detector_only"], row[b + f"_classifier_{args.crops}_crops"]
+            line = (f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms"
+                    f"   (detector alone {d['median_ms']:.1f} ms, classifier on {args.crops} dice {c['median_ms']:.1f} ms)")
+            if ultra is not None:
+                sp = row["speedup_vs_ultralytics"][b]
+                line += f"   speed vs Ultralytics: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
+            print(line)
+        if ultra is not None:
+            u = row["ultralytics_predict"]
+            print(f"  ultralytics predict       median {u['median_ms']:6.1f} ms  p90 {u['p90_ms']:6.1f} ms   (detector only, PyTorch)")
+    if args.json is not None:
+        args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0

@@ -1,0 +1,140 @@
+"""Box geometry in numpy: letterboxing, IoU, non-maximum suppression.
+
+Boxes are ``(N, 4)`` float arrays of ``[x1, y1, x2, y2]`` pixel corners.
+
+>>> import numpy as np
+>>> lb = letterbox(np.zeros((480, 640, 3), np.uint8), 416)
+>>> lb.image.shape, lb.scale, (lb.pad_x, lb.pad_y)
+((320, 416, 3), 0.65, (0, 4))
+>>> lb.to_original(np.array([[0.0, 4.0, 416.0, 316.0]])).round(1).tolist()
+[[0.0, 0.0, 640.0, 480.0]]
+>>> boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]], float)
+>>> nms(boxes, np.array([0.9, 0.8, 0.7]), iou_threshold=0.5).tolist()
+[0, 2]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+PAD_VALUE = 114  # Ultralytics' letterbox grey, so the detector sees what it was trained on
+
+
+@dataclass(frozen=True)
+class Letterboxed:
+    """An image resized to fit the network input and padded to a multiple of ``stride``.
+
+    ``scale`` maps original pixels to input pixels; ``pad_x``/``pad_y`` is the left/top border.
+    """
+
+    image: np.ndarray
+    scale: float
+    pad_x: int
+    pad_y: int
+    source_width: int
+    source_height: int
+
+    def to_original(self, boxes: np.ndarray) -> np.ndarray:
+        """Map ``[x1, y1, x2, y2]`` boxes from input pixels back to the original image, clipped."""
+        out = np.array(boxes, dtype=np.float32, copy=True).reshape(-1, 4)
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.pad_x) / self.scale
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.pad_y) / self.scale
+        out[:, [0, 2]] = out[:, [0, 2]].clip(0, self.source_width)
+        out[:, [1, 3]] = out[:, [1, 3]].clip(0, self.source_height)
+        return out
+
+
+def letterbox_shape(height: int, width: int, size: int, stride: int = 32, square: bool = False) -> tuple[int, int]:
+    """``(rows, cols)`` of the letterboxed input for a ``height x width`` frame.
+
+    >>> letterbox_shape(720, 1280, 416)
+    (256, 416)
+    """
+    if square:
+        return size, size
+    scale = size / max(height, width)
+    nw, nh = max(1, round(width * scale)), max(1, round(height * scale))
+    return int(np.ceil(nh / stride) * stride), int(np.ceil(nw / stride) * stride)
+
+
+def letterbox(image: np.ndarray, size: int, stride: int = 32, square: bool = False) -> Letterboxed:
+    """Resize so the long side is ``size`` and pad (centred) to a multiple of ``stride``.
+
+    With ``square=True`` the result is ``size x size`` (for fixed-shape models); otherwise
+    the short side gets only the padding it needs, which is what Ultralytics' predict does
+    for rectangular frames and saves a quarter of the work on a 4:3 frame.
+    """
+    h, w = image.shape[:2]
+    if h == 0 or w == 0:
+        raise ValueError("empty image")
+    scale = size / max(h, w)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    th, tw = letterbox_shape(h, w, size, stride, square)
+    resized = image if (nw, nh) == (w, h) else cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR)
+    px, py = (tw - nw) // 2, (th - nh) // 2
+    padded = cv2.copyMakeBorder(
+        resized, py, th - nh - py, px, tw - nw - px, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
+    )
+    return Letterboxed(padded, scale, px, py, w, h)
+
+
+def xywh_to_xyxy(xywh: np.ndarray) -> np.ndarray:
+    """Centre/size boxes to corner boxes.
+
+    >>> xywh_to_xyxy(np.array([[10.0, 10.0, 4.0, 2.0]])).tolist()
+    [[8.0, 9.0, 12.0, 11.0]]
+    """
+    xywh = np.asarray(xywh, dtype=np.float32).reshape(-1, 4)
+    half = xywh[:, 2:] / 2
+    return np.concatenate([xywh[:, :2] - half, xywh[:, :2] + half], axis=1)
+
+
+def area(boxes: np.ndarray) -> np.ndarray:
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    return (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise IoU, shape ``(len(a), len(b))``.
+
+    >>> iou_matrix(np.array([[0, 0, 2, 2]]), np.array([[1, 1, 3, 3], [5, 5, 6, 6]])).round(3).tolist()
+    [[0.143, 0.0]]
+    """
+    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
+    union = area(a)[:, None] + area(b)[None, :] - inter
+    return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5, max_det: int = 300) -> np.ndarray:
+    """Indices of the boxes kept by greedy non-maximum suppression, best score first."""
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    scores = np.asarray(scores, dtype=np.float64).reshape(-1)
+    if len(boxes) != len(scores):
+        raise ValueError(f"{len(boxes)} boxes but {len(scores)} scores")
+    order = np.argsort(-scores, kind="stable")
+    areas = area(boxes)
+    keep: list[int] = []
+    while order.size and len(keep) < max_det:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        x1 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        y1 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        x2 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        y2 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
+        union = areas[i] + areas[rest] - inter
+        iou = np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+        order = rest[iou <= iou_threshold]
+    return np.array(keep, dtype=np.int64)

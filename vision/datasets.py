@@ -1,0 +1,117 @@
+"""Labelled image sets on disk, read into :class:`LabelledImage` values.
+
+Two layouts are understood:
+
+- a synthetic set from ``tableref synth``: ``annotations.jsonl`` with one read-json
+  shaped object per image (``image`` relative to the set's folder);
+- a YOLO set: ``images/[SPLIT/]*.jpg`` beside ``labels/[SPLIT/]*.txt`` with lines
+  ``class cx cy w h`` (normalised), class 0..5 = faces "1".."6" (the real dice tray).
+
+>>> YOLO_FACES
+('1', '2', '3', '4', '5', '6')
+>>> parse_yolo_line("2 0.5 0.5 0.1 0.2", 200, 100)
+Detection(kind='die', face='3', colour=None, box=(90.0, 40.0, 110.0, 60.0), score=1.0, uncertain=False)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from vision.detections import Detection
+
+YOLO_FACES = ("1", "2", "3", "4", "5", "6")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+ANNOTATIONS = "annotations.jsonl"
+
+
+class DatasetError(ValueError):
+    """A dataset folder is missing, has an unknown layout, or a label file is malformed."""
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """One image and its ground-truth objects (``score`` 1.0; ``colour`` None when unknown)."""
+
+    path: Path
+    objects: tuple[Detection, ...]
+    width: int
+    height: int
+
+    def dice(self) -> tuple[Detection, ...]:
+        return tuple(o for o in self.objects if o.kind == "die")
+
+
+def parse_yolo_line(line: str, width: int, height: int, classes: tuple[str, ...] = YOLO_FACES) -> Detection:
+    parts = line.split()
+    if len(parts) != 5:
+        raise DatasetError(f"expected 'class cx cy w h', got {line!r}")
+    try:
+        cls = int(parts[0])
+        cx, cy, w, h = (float(p) for p in parts[1:])
+    except ValueError:
+        raise DatasetError(f"non-numeric YOLO label {line!r}") from None
+    if not 0 <= cls < len(classes):
+        raise DatasetError(f"class {cls} outside 0..{len(classes) - 1} in {line!r}")
+    box = ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height)
+    return Detection(kind="die", face=classes[cls], colour=None, box=tuple(round(v, 3) for v in box), score=1.0)  # type: ignore[arg-type]
+
+
+def image_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def load_yolo(root: Path, split: str | None = None, classes: tuple[str, ...] = YOLO_FACES) -> tuple[LabelledImage, ...]:
+    images = root / "images" / split if split else root / "images"
+    labels = root / "labels" / split if split else root / "labels"
+    if not images.is_dir():
+        raise DatasetError(f"no image folder {images}")
+    files = image_files(images)
+    if not files:
+        splits = sorted(p.name for p in images.iterdir() if p.is_dir())
+        hint = f" (splits here: {', '.join(splits)}; pass --split)" if splits and not split else ""
+        raise DatasetError(f"no images in {images}{hint}")
+    out = []
+    for f in files:
+        with Image.open(f) as im:
+            width, height = im.size
+        label = labels / (f.stem + ".txt")
+        lines = label.read_text(encoding="utf-8").splitlines() if label.is_file() else []
+        objects = tuple(parse_yolo_line(ln, width, height, classes) for ln in lines if ln.strip())
+        out.append(LabelledImage(f, objects, width, height))
+    return tuple(out)
+
+
+def load_annotations(root: Path) -> tuple[LabelledImage, ...]:
+    path = root / ANNOTATIONS
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                objects = tuple(Detection.from_json(o) for o in obj["objects"])
+                out.append(LabelledImage(root / obj["image"], objects, int(obj["width"]), int(obj["height"])))
+            except (ValueError, KeyError, TypeError) as exc:
+                raise DatasetError(f"{path}:{n}: {exc}") from None
+    if not out:
+        raise DatasetError(f"{path} lists no images")
+    return tuple(out)
+
+
+def load_dataset(root: Path, split: str | None = None) -> tuple[LabelledImage, ...]:
+    """Read a synthetic set (``annotations.jsonl``) or a YOLO set rooted at ``root``."""
+    root = Path(root)
+    if not root.is_dir():
+        raise DatasetError(f"no dataset folder {root}")
+    if split is None and (root / ANNOTATIONS).is_file():
+        return load_annotations(root)
+    if split is not None and (root / split / ANNOTATIONS).is_file():
+        return load_annotations(root / split)
+    if (root / "images").is_dir():
+        return load_yolo(root, split)
+    raise DatasetError(f"{root} has neither {ANNOTATIONS} nor an images/ folder")

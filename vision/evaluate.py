@@ -1,0 +1,139 @@
+"""``tableref eval DATASET [--split S] [--models DIR] [--out DIR]``: score the reader.
+
+DATASET is a synthetic set (``annotations.jsonl``) or a YOLO set (``images/`` +
+``labels/``, class 0..5 = faces 1..6), e.g. the real dice tray with ``--split test``.
+Prints a readable report and writes ``metrics.json`` and ``confusion.png`` to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
+from vision.confusion_plot import save_confusion
+from vision.datasets import DatasetError, LabelledImage, load_dataset
+from vision.detections import Detection
+from vision.image_io import UnreadableImage, read_image
+from vision.manifest import ManifestError
+from vision.reader import DiceReader, load_reader
+from vision.scoring import Metrics, score
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dataset", type=Path, metavar="DATASET", help="synthetic set or YOLO set folder")
+    parser.add_argument("--split", default=None, help="YOLO split under images/ (e.g. test)")
+    parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="where metrics.json and confusion.png go (default: runs/eval/<dataset>[-<split>])")
+    parser.add_argument("--threshold", type=float, default=None, help="reporting threshold (default: the model's)")
+    parser.add_argument("--iou", type=float, default=0.5, help="IoU needed to match a die (default 0.5)")
+    parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
+    parser.add_argument("--precision", choices=PRECISIONS, default="auto",
+                        help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
+    parser.add_argument("--limit", type=int, default=None, help="score only the first N images")
+    parser.add_argument("--gt-boxes", action="store_true",
+                        help="skip the detector: classify the ground-truth boxes (scores the classifier alone)")
+
+
+Pairs = list[tuple[tuple[Detection, ...], tuple[Detection, ...]]]
+
+
+def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection, ...]) -> tuple[Detection, ...]:
+    """The classifier's reading of the ground-truth dice boxes (detector bypassed)."""
+    dice = [d for d in truth if d.kind == "die"]
+    boxes = np.array([d.box for d in dice], np.float32).reshape(-1, 4)
+    face_p, colour_p = reader.classify(image, boxes)
+    faces, colours = reader.manifest.classifier.faces, reader.manifest.classifier.colours
+    out = []
+    for d, fp, cp in zip(dice, face_p, colour_p):
+        f = int(fp.argmax())
+        colour = colours[int(cp.argmax())] if colours and len(cp) == len(colours) else None
+        out.append(Detection("die", faces[f], colour, d.box, float(fp[f]), bool(fp[f] < reader.threshold)))
+    return tuple(out)
+
+
+def predict(reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False) -> tuple[Pairs, list[float], list[str]]:
+    pairs, times, failures = [], [], []
+    for item in items:
+        try:
+            image = read_image(item.path)
+        except UnreadableImage as exc:
+            failures.append(f"{item.path}: {exc}")
+            continue
+        if gt_boxes:
+            t0 = time.perf_counter()
+            objects = classify_boxes(reader, image, item.objects)
+            ms = (time.perf_counter() - t0) * 1000
+        else:
+            reading = reader.read(image)
+            objects, ms = reading.objects, reading.ms
+        pairs.append((item.objects, objects))
+        times.append(ms)
+    return pairs, times, failures
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:.1f}%"
+
+
+def report(name: str, metrics: Metrics, times: list[float]) -> str:
+    m = metrics
+    lines = [
+        f"dataset {name}: {m.images} images, {m.gt_dice} dice",
+        f"  detection  recall {_pct(m.recall)} ({m.matched}/{m.gt_dice})   precision {_pct(m.precision)} ({m.matched}/{m.predicted})   IoU >= {m.iou_threshold}",
+        f"  face       accuracy {_pct(m.face_accuracy_matched)} of matched dice, {_pct(m.face_accuracy_all)} of all dice",
+        f"  uncertain  {m.uncertain} flagged; confident readings right {_pct(None if not m.confident_matched else m.confident_correct / m.confident_matched)} ({m.confident_correct}/{m.confident_matched})",
+        f"  colour     accuracy {_pct(m.colour_accuracy)} ({m.colour_correct}/{m.colour_evaluated} matched dice with a colour label)",
+        f"  scenes     exact {_pct(m.scene_exact_rate)} ({m.scenes_exact}/{m.images}: every die found and read, nothing extra)",
+    ]
+    if times:
+        lines.append(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms")
+    lines.append("  per face   " + "   ".join(
+        f"{f}: {_pct(s.accuracy)} ({s.correct}/{s.gt})" for f, s in m.per_face))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        items = load_dataset(args.dataset, args.split)
+    except DatasetError as exc:
+        print(f"tableref eval: {exc}", file=sys.stderr)
+        return 2
+    if args.limit is not None:
+        items = items[: args.limit]
+    try:
+        reader = load_reader(args.models, threshold=args.threshold, backend=args.backend, precision=args.precision)
+    except (ManifestError, BackendUnavailable, ValueError) as exc:
+        print(f"tableref eval: cannot load the models: {exc}", file=sys.stderr)
+        return 2
+    name = args.dataset.resolve().name + (f"-{args.split}" if args.split else "") + ("-gtboxes" if args.gt_boxes else "")
+    out = args.out if args.out is not None else REPO / "runs" / "eval" / name
+    out.mkdir(parents=True, exist_ok=True)
+
+    pairs, times, failures = predict(reader, items, args.gt_boxes)
+    for f in failures:
+        print(f"tableref eval: skipped {f}", file=sys.stderr)
+    metrics = score(pairs, args.iou)
+    doc: dict[str, Any] = {
+        "dataset": str(args.dataset),
+        "split": args.split,
+        "gt_boxes": args.gt_boxes,
+        "reader": reader.info,
+        "unreadable_images": failures,
+        "ms": {"median": float(np.median(times)), "p90": float(np.percentile(times, 90))} if times else None,
+        **metrics.to_json(),
+    }
+    (out / "metrics.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    save_confusion(metrics.confusion, out / "confusion.png", f"{name}: face confusion (rows: truth, cols: read)")
+    print(report(name, metrics, times))
+    print(f"wrote {out / 'metrics.json'} and {out / 'confusion.png'}")
+    return 1 if failures else 0

@@ -1,0 +1,121 @@
+"""``models/dice-reader.json``: what the runtime needs to know about the two ONNX models.
+
+The manifest names the files, their input sizes and class lists, the reporting
+thresholds, and (free-form) how they were trained. Training writes it; the reader
+only reads it.
+
+>>> m = ReaderManifest(DetectorSpec(), ClassifierSpec(colours=("white", "red")))
+>>> ReaderManifest.from_json(m.to_json()) == m
+True
+>>> m.classifier.faces[6]
+'wheel'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.detections import DIE_FACES
+
+MANIFEST_NAME = "dice-reader.json"
+DETECTOR_NAME = "dice-detector.onnx"
+CLASSIFIER_NAME = "dice-classifier.onnx"
+FORMAT = 1
+
+
+class ManifestError(ValueError):
+    """The manifest is missing, unreadable or inconsistent with the model files."""
+
+
+@dataclass(frozen=True)
+class DetectorSpec:
+    """Single-class die detector (Ultralytics YOLOv8 layout exported to ONNX).
+
+    ``conf_threshold``: boxes below it are not dice at all and are dropped.
+    ``sure_threshold``: boxes below it are kept but flagged uncertain.
+    """
+
+    file: str = DETECTOR_NAME
+    imgsz: int = 416
+    stride: int = 32
+    conf_threshold: float = 0.25
+    sure_threshold: float = 0.5
+    iou_threshold: float = 0.5
+    max_det: int = 100
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class ClassifierSpec:
+    """Up-face + body-colour classifier on square crops (BGR, values in [0, 1])."""
+
+    file: str = CLASSIFIER_NAME
+    size: int = 48
+    expand: float = 1.25
+    faces: tuple[str, ...] = DIE_FACES
+    colours: tuple[str, ...] = ()
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
+class ReaderManifest:
+    detector: DetectorSpec
+    classifier: ClassifierSpec
+    threshold: float = 0.5  # face confidence below which a reading is flagged uncertain
+    training: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        det, cls = asdict(self.detector), asdict(self.classifier)
+        cls["faces"], cls["colours"] = list(self.classifier.faces), list(self.classifier.colours)
+        return {
+            "format": FORMAT,
+            "detector": det,
+            "classifier": cls,
+            "threshold": self.threshold,
+            "training": dict(self.training),
+        }
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "ReaderManifest":
+        try:
+            if obj.get("format") != FORMAT:
+                raise ManifestError(f"unsupported manifest format {obj.get('format')!r} (expected {FORMAT})")
+            d, c = dict(obj["detector"]), dict(obj["classifier"])
+            c["faces"] = tuple(str(f) for f in c["faces"])
+            c["colours"] = tuple(str(x) for x in c.get("colours", ()))
+            return cls(
+                detector=DetectorSpec(**d),
+                classifier=ClassifierSpec(**c),
+                threshold=float(obj.get("threshold", 0.5)),
+                training=dict(obj.get("training", {})),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ManifestError(f"malformed manifest: {exc}") from None
+
+    @classmethod
+    def load(cls, path: Path) -> "ReaderManifest":
+        try:
+            obj = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ManifestError(f"no model manifest at {path}") from None
+        except (OSError, ValueError) as exc:
+            raise ManifestError(f"cannot read {path}: {exc}") from None
+        if not isinstance(obj, dict):
+            raise ManifestError(f"{path}: expected a JSON object")
+        return cls.from_json(obj)
+
+    def save(self, path: Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

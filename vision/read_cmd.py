@@ -1,0 +1,90 @@
+"""``tableref read [--json] [--threshold T] [--models DIR] IMAGE...``: read the dice in photos.
+
+The models are loaded once. With ``--json`` each image prints one JSON line exactly as
+docs/read-json.md specifies; otherwise a short readable summary. An image that cannot be
+read prints an error line (``{"image": ..., "error": ...}`` in JSON mode) and the others
+are still read; the exit status is then 1. A missing or broken model folder exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import TextIO
+
+from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
+from vision.detections import DIE_FACES, Reading
+from vision.image_io import UnreadableImage, read_image
+from vision.manifest import ManifestError
+from vision.reader import DiceReader, load_reader
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) to read")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image (JSON Lines)")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="face confidence below which a die is flagged uncertain (default: the model's)")
+    parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
+    parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
+    parser.add_argument("--precision", choices=PRECISIONS, default="auto",
+                        help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
+    parser.add_argument("--threads", type=int, default=None, help="inference threads (default: up to 4)")
+
+
+def summary(name: str, reading: Reading) -> str:
+    """Readable block for one image: face counts first, then one line per die."""
+    dice = reading.dice()
+    counts = Counter(d.face for d in dice)
+    order = sorted(counts, key=lambda f: (DIE_FACES.index(f) if f in DIE_FACES else len(DIE_FACES), f))
+    unsure = sum(d.uncertain for d in dice)
+    head = f"{name}: {reading.width}x{reading.height}, {reading.ms:.1f} ms, {len(dice)} dice"
+    if dice:
+        head += " - " + ", ".join(f"{counts[f]} x {f}" for f in order)
+    if unsure:
+        head += f" ({unsure} uncertain)"
+    lines = [head]
+    for d in dice:
+        box = ",".join(f"{v:.0f}" for v in d.box)
+        flag = "  ? uncertain" if d.uncertain else ""
+        lines.append(f"  {d.face:>5}  {d.colour or '-':<7} score {d.score:.2f}  box [{box}]{flag}")
+    return "\n".join(lines)
+
+
+def _utf8(stream: TextIO) -> None:
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and (getattr(stream, "encoding", "") or "").lower() not in ("utf-8", "utf8"):
+        reconfigure(encoding="utf-8")
+
+
+def read_all(reader: DiceReader, images: list[str], as_json: bool, out: TextIO, err: TextIO) -> int:
+    status = 0
+    for name in images:
+        try:
+            image = read_image(name)
+        except UnreadableImage as exc:
+            status = 1
+            if as_json:
+                print(json.dumps({"image": name, "error": str(exc)}, ensure_ascii=False), file=out, flush=True)
+            else:
+                print(f"{name}: error: {exc}", file=err, flush=True)
+            continue
+        reading = reader.read(image)
+        if as_json:
+            print(json.dumps(reading.to_json(image=name), ensure_ascii=False), file=out, flush=True)
+        else:
+            print(summary(name, reading), file=out, flush=True)
+    return status
+
+
+def run(args: argparse.Namespace) -> int:
+    _utf8(sys.stdout)
+    try:
+        reader = load_reader(args.models, threshold=args.threshold, backend=args.backend, threads=args.threads,
+                             precision=args.precision)
+    except (ManifestError, BackendUnavailable, ValueError) as exc:
+        print(f"tableref read: cannot load the models: {exc}", file=sys.stderr)
+        return 2
+    return read_all(reader, list(args.images), args.json, sys.stdout, sys.stderr)

@@ -1,0 +1,205 @@
+"""The runtime dice reader: find every die in a frame, read its up face and body colour.
+
+Two ONNX models, run without torch: a single-class die detector on the letterboxed
+frame, then one batched call of the face/colour classifier on square crops cut from
+the full-resolution frame.
+
+    reader = load_reader()                 # models/ beside the package
+    reading = reader.read(cv2.imread("table.jpg"))
+    [(d.face, d.colour, d.uncertain) for d in reading.dice()]
+
+Every detected die is listed. ``score`` is the classifier's probability for the face it
+reports; a die is flagged ``uncertain`` when that is below the reporting threshold, or
+when the detector itself is unsure the box is a die.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.backends import Model, default_threads, load_model
+from vision.boxes import letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.crops import crop_batch
+from vision.detections import Detection, Reading
+from vision.manifest import MANIFEST_NAME, ManifestError, ReaderManifest, sha256_of
+
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
+
+
+class InvalidImage(ValueError):
+    """The array handed to the reader is not an 8-bit image."""
+
+
+@dataclass(frozen=True)
+class BoxesFound:
+    """Detector output for one frame, in original-image pixels."""
+
+    boxes: np.ndarray  # (N, 4) float32 x1 y1 x2 y2
+    scores: np.ndarray  # (N,) float32
+
+
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    """A 3-channel uint8 view of ``image`` (grey and BGRA are converted)."""
+    if not isinstance(image, np.ndarray):
+        raise InvalidImage(f"expected a numpy array, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        raise InvalidImage(f"expected uint8 pixels, got {image.dtype}")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.ndim == 3 and image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    elif image.ndim == 3 and image.shape[2] == 1:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif not (image.ndim == 3 and image.shape[2] == 3):
+        raise InvalidImage(f"expected an HxW or HxWx{{1,3,4}} image, got shape {image.shape}")
+    if image.shape[0] == 0 or image.shape[1] == 0:
+        raise InvalidImage("empty image")
+    return image
+
+
+class DiceReader:
+    """Reads dice from BGR frames. Build it with :func:`load_reader`."""
+
+    def __init__(
+        self,
+        manifest: ReaderManifest,
+        detector: Model,
+        classifier: Model,
+        threshold: float | None = None,
+        model_dir: Path | None = None,
+        threads: int | None = None,
+    ) -> None:
+        self.manifest = manifest
+        self.detector = detector
+        self.classifier = classifier
+        self.threshold = manifest.threshold if threshold is None else float(threshold)
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], got {self.threshold}")
+        self.model_dir = model_dir
+        self.threads = threads
+
+    @property
+    def info(self) -> dict[str, Any]:
+        det, cls = self.manifest.detector, self.manifest.classifier
+        return {
+            "backend": self.detector.backend,
+            "backend_version": self.detector.version,
+            "precision": getattr(self.detector, "precision", "f32"),
+            "threads": self.threads,
+            "model_dir": None if self.model_dir is None else str(self.model_dir),
+            "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz},
+            "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size},
+            "faces": list(cls.faces),
+            "colours": list(cls.colours),
+            "threshold": self.threshold,
+            "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
+            "trained": self.manifest.training.get("created"),
+        }
+
+    def detect(self, image: np.ndarray) -> BoxesFound:
+        """Die boxes in ``image`` after confidence filtering and NMS."""
+        spec = self.manifest.detector
+        lb = letterbox(image, spec.imgsz, spec.stride)
+        x = cv2.dnn.blobFromImage(lb.image, 1 / 255, swapRB=True)  # (1, 3, H, W) RGB float32, as trained
+        pred = self.detector.run(x)[0]
+        pred = pred[0] if pred.ndim == 3 else pred
+        pred = pred.T  # (anchors, 4 + classes)
+        conf = pred[:, 4:].max(axis=1)
+        keep = conf >= spec.conf_threshold
+        if not keep.any():
+            return BoxesFound(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
+        boxes, conf = xywh_to_xyxy(pred[keep, :4]), conf[keep]
+        idx = nms(boxes, conf, spec.iou_threshold, spec.max_det)
+        boxes = lb.to_original(boxes[idx])
+        conf = conf[idx].astype(np.float32)
+        ok = ((boxes[:, 2] - boxes[:, 0]) >= MIN_BOX_SIDE) & ((boxes[:, 3] - boxes[:, 1]) >= MIN_BOX_SIDE)
+        return BoxesFound(boxes[ok], conf[ok])
+
+    def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Face and colour probabilities for each box, from one batched classifier call."""
+        spec = self.manifest.classifier
+        if len(boxes) == 0:
+            return np.zeros((0, len(spec.faces)), np.float32), np.zeros((0, max(1, len(spec.colours))), np.float32)
+        outputs = self.classifier.run(crop_batch(image, boxes, spec.size, spec.expand))
+        face_p = outputs[0]
+        colour_p = outputs[1] if len(outputs) > 1 else np.zeros((len(boxes), 0), np.float32)
+        if face_p.shape != (len(boxes), len(spec.faces)):
+            raise ManifestError(f"classifier gave face output {face_p.shape}, manifest lists {len(spec.faces)} faces")
+        return face_p, colour_p
+
+    def prepare(self, height: int, width: int) -> None:
+        """Make the backend ready for frames of this size (OpenVINO compiles once per input
+        shape, a few hundred ms). :meth:`read` does it itself, outside its timing: it is
+        model loading, not per-frame work."""
+        spec = self.manifest.detector
+        prepare = getattr(self.detector, "prepare", None)
+        if prepare is not None:
+            prepare((1, 3, *letterbox_shape(height, width, spec.imgsz, spec.stride)))
+
+    def read(self, image_bgr: np.ndarray) -> Reading:
+        """Every die in the frame, left to right, with face, colour, box and confidence.
+
+        ``ms`` covers letterbox, both networks, crops and post-processing of this frame.
+        """
+        start = time.perf_counter()
+        image = as_bgr(image_bgr)
+        paused = time.perf_counter()
+        self.prepare(*image.shape[:2])
+        start += time.perf_counter() - paused
+        found = self.detect(image)
+        face_p, colour_p = self.classify(image, found.boxes)
+        faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
+        sure = self.manifest.detector.sure_threshold
+        objects: list[Detection] = []
+        for i in np.argsort((found.boxes[:, 0] + found.boxes[:, 2]), kind="stable"):
+            f = int(face_p[i].argmax())
+            score = float(face_p[i, f])
+            colour = colours[int(colour_p[i].argmax())] if colours and colour_p.shape[1] == len(colours) else None
+            objects.append(
+                Detection(
+                    kind="die",
+                    face=faces[f],
+                    colour=colour,
+                    box=tuple(float(v) for v in found.boxes[i]),  # type: ignore[arg-type]
+                    score=min(1.0, max(0.0, score)),
+                    uncertain=score < self.threshold or float(found.scores[i]) < sure,
+                )
+            )
+        ms = (time.perf_counter() - start) * 1000.0
+        return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms)
+
+
+def load_reader(
+    model_dir: Path | None = None,
+    threshold: float | None = None,
+    backend: str = "auto",
+    threads: int | None = None,
+    precision: str = "auto",
+) -> DiceReader:
+    """Load ``dice-reader.json`` and its two ONNX models from ``model_dir`` (default ``models/``).
+
+    ``threshold`` overrides the manifest's reporting threshold; ``precision`` is passed to
+    OpenVINO (``"auto"``: bf16 where the CPU has it, else f32; ``"f32"`` forces f32). Raises :class:`ManifestError`
+    when the manifest or a model file is missing, or a file does not match its recorded hash.
+    """
+    model_dir = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
+    manifest = ReaderManifest.load(model_dir / MANIFEST_NAME)
+    paths = {}
+    for name, spec in (("detector", manifest.detector), ("classifier", manifest.classifier)):
+        path = model_dir / spec.file
+        if not path.is_file():
+            raise ManifestError(f"{name} model {path} is missing")
+        if spec.sha256 and sha256_of(path) != spec.sha256:
+            raise ManifestError(f"{path} does not match the sha256 recorded in {MANIFEST_NAME}")
+        paths[name] = path
+    threads = default_threads() if threads is None else threads
+    detector = load_model(paths["detector"], backend, threads, static=True, precision=precision)
+    classifier = load_model(paths["classifier"], detector.backend, threads, static=False, precision=precision)
+    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads)

@@ -1,0 +1,243 @@
+"""Score dice readings against ground truth: matching, accuracy, confusion, scene-exact rate.
+
+Predictions are matched to ground-truth dice greedily by IoU (highest first, each used
+once, IoU >= 0.5). Every listed prediction counts, ``uncertain`` ones included.
+
+>>> from vision.detections import Detection as D
+>>> gt = [D("die", "1", "red", (0, 0, 10, 10), 1.0), D("die", "2", None, (20, 0, 30, 10), 1.0)]
+>>> pred = [D("die", "1", "red", (1, 0, 11, 10), 0.9), D("die", "3", "blue", (20, 0, 30, 10), 0.8)]
+>>> m = score([(gt, pred)])
+>>> m.recall, m.face_accuracy_matched, m.scene_exact_rate, m.colour_accuracy
+(1.0, 0.5, 0.0, 1.0)
+>>> m.confusion.count("2", "3")
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vision.boxes import iou_matrix
+from vision.detections import DIE_FACES, Detection
+
+MISSED = "(missed)"  # column: a ground-truth die nothing matched
+EXTRA = "(extra)"  # row: a prediction that matched no ground-truth die
+
+
+def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5) -> list[tuple[int, int]]:
+    """``(gt_index, pred_index)`` pairs, highest IoU first, each index used at most once.
+
+    >>> greedy_match(np.array([[0, 0, 10, 10], [10, 0, 20, 10]]), np.array([[9, 0, 19, 10], [0, 0, 9, 10]]))
+    [(0, 1), (1, 0)]
+    """
+    ious = iou_matrix(gt, pred)
+    if ious.size == 0:
+        return []
+    gi, pi = np.nonzero(ious >= iou_threshold)
+    order = np.lexsort((pi, gi, -ious[gi, pi]))
+    used_g: set[int] = set()
+    used_p: set[int] = set()
+    pairs = []
+    for k in order:
+        g, p = int(gi[k]), int(pi[k])
+        if g not in used_g and p not in used_p:
+            used_g.add(g)
+            used_p.add(p)
+            pairs.append((g, p))
+    return pairs
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return None if den == 0 else num / den
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Rows: ground-truth face (+ ``(extra)``); columns: predicted face (+ ``(missed)``)."""
+
+    labels: tuple[str, ...]
+    matrix: tuple[tuple[int, ...], ...]
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        return self.labels + (EXTRA,)
+
+    @property
+    def cols(self) -> tuple[str, ...]:
+        return self.labels + (MISSED,)
+
+    def count(self, truth: str, predicted: str) -> int:
+        return self.matrix[self.rows.index(truth)][self.cols.index(predicted)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": list(self.rows), "cols": list(self.cols), "matrix": [list(r) for r in self.matrix]}
+
+
+@dataclass(frozen=True)
+class FaceStats:
+    gt: int
+    matched: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float | None:
+        """Correct readings over all ground-truth dice of this face (a miss counts as wrong)."""
+        return _ratio(self.correct, self.gt)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gt": self.gt,
+            "matched": self.matched,
+            "correct": self.correct,
+            "accuracy": self.accuracy,
+            "accuracy_matched": _ratio(self.correct, self.matched),
+        }
+
+
+@dataclass(frozen=True)
+class Metrics:
+    images: int
+    gt_dice: int
+    predicted: int
+    matched: int
+    face_correct: int
+    colour_evaluated: int
+    colour_correct: int
+    scenes_exact: int
+    uncertain: int
+    confident_correct: int
+    confident_matched: int
+    per_face: tuple[tuple[str, FaceStats], ...]
+    confusion: Confusion
+    iou_threshold: float
+
+    @property
+    def recall(self) -> float | None:
+        return _ratio(self.matched, self.gt_dice)
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.matched, self.predicted)
+
+    @property
+    def face_accuracy_matched(self) -> float | None:
+        return _ratio(self.face_correct, self.matched)
+
+    @property
+    def face_accuracy_all(self) -> float | None:
+        return _ratio(self.face_correct, self.gt_dice)
+
+    @property
+    def colour_accuracy(self) -> float | None:
+        return _ratio(self.colour_correct, self.colour_evaluated)
+
+    @property
+    def scene_exact_rate(self) -> float | None:
+        return _ratio(self.scenes_exact, self.images)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "images": self.images,
+            "iou_threshold": self.iou_threshold,
+            "detection": {
+                "gt_dice": self.gt_dice,
+                "predicted": self.predicted,
+                "matched": self.matched,
+                "recall": self.recall,
+                "precision": self.precision,
+            },
+            "face": {
+                "correct": self.face_correct,
+                "accuracy_matched": self.face_accuracy_matched,
+                "accuracy_all": self.face_accuracy_all,
+                "per_face": {f: s.to_json() for f, s in self.per_face},
+            },
+            "uncertain": {
+                "flagged": self.uncertain,
+                "confident_matched": self.confident_matched,
+                "confident_accuracy": _ratio(self.confident_correct, self.confident_matched),
+            },
+            "colour": {
+                "evaluated": self.colour_evaluated,
+                "correct": self.colour_correct,
+                "accuracy": self.colour_accuracy,
+            },
+            "scene_exact": {"images": self.images, "exact": self.scenes_exact, "rate": self.scene_exact_rate},
+            "confusion": self.confusion.to_json(),
+        }
+
+
+def _label_order(seen: Iterable[str]) -> tuple[str, ...]:
+    seen = set(seen)
+    known = [f for f in DIE_FACES if f in seen]
+    return tuple(known + sorted(seen - set(known)))
+
+
+def score(
+    pairs: Iterable[tuple[Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5
+) -> Metrics:
+    """Score ``(ground_truth, predictions)`` per image; only ``kind == "die"`` objects count."""
+    per_image = []
+    for gt, pred in pairs:
+        g = [o for o in gt if o.kind == "die"]
+        p = [o for o in pred if o.kind == "die"]
+        m = greedy_match(np.array([o.box for o in g]), np.array([o.box for o in p]), iou_threshold)
+        per_image.append((g, p, m))
+
+    labels = _label_order(o.face for g, p, _ in per_image for o in (*g, *p))
+    rows, cols = labels + (EXTRA,), labels + (MISSED,)
+    cm = np.zeros((len(rows), len(cols)), dtype=np.int64)
+    stats = {f: [0, 0, 0] for f in labels}
+    totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0)
+    for g, p, m in per_image:
+        totals["gt"] += len(g)
+        totals["pred"] += len(p)
+        totals["matched"] += len(m)
+        totals["unc"] += sum(o.uncertain for o in p)
+        for o in g:
+            stats[o.face][0] += 1
+        correct_here = 0
+        for gi, pi in m:
+            truth, guess = g[gi], p[pi]
+            ok = truth.face == guess.face
+            correct_here += ok
+            stats[truth.face][1] += 1
+            stats[truth.face][2] += ok
+            cm[rows.index(truth.face), cols.index(guess.face)] += 1
+            if truth.colour is not None:
+                totals["col_n"] += 1
+                totals["col_ok"] += truth.colour == guess.colour
+            if not guess.uncertain:
+                totals["conf_n"] += 1
+                totals["conf_ok"] += ok
+        totals["correct"] += correct_here
+        matched_g = {gi for gi, _ in m}
+        matched_p = {pi for _, pi in m}
+        for gi, o in enumerate(g):
+            if gi not in matched_g:
+                cm[rows.index(o.face), cols.index(MISSED)] += 1
+        for pi, o in enumerate(p):
+            if pi not in matched_p:
+                cm[rows.index(EXTRA), cols.index(o.face)] += 1
+        totals["exact"] += len(m) == len(g) == len(p) and correct_here == len(g)
+
+    return Metrics(
+        images=len(per_image),
+        gt_dice=totals["gt"],
+        predicted=totals["pred"],
+        matched=totals["matched"],
+        face_correct=totals["correct"],
+        colour_evaluated=totals["col_n"],
+        colour_correct=totals["col_ok"],
+        scenes_exact=totals["exact"],
+        uncertain=totals["unc"],
+        confident_correct=totals["conf_ok"],
+        confident_matched=totals["conf_n"],
+        per_face=tuple((f, FaceStats(*stats[f])) for f in labels if stats[f][0]),
+        confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
+        iou_threshold=iou_threshold,
+    )

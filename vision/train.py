@@ -1,0 +1,249 @@
+"""``tableref train``: train the die detector and the face/colour classifier, export ONNX.
+
+    tableref train --synth data/synth-train --epochs 100 --cls-epochs 30
+    tableref train --resume                  # continue both stages where they stopped
+
+Writes ``models/dice-detector.onnx``, ``models/dice-classifier.onnx``, the detector's
+PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref bench``) and
+the ``models/dice-reader.json`` manifest. Training runs live under ``runs/`` and resume
+from their last checkpoint. The real-tray ``test`` split is never read here.
+
+Needs the training extra (ultralytics, torch, onnx, onnxslim); torch and Ultralytics are
+imported only once training starts, and a CUDA GPU is used when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo
+from vision.manifest import (
+    CLASSIFIER_NAME,
+    DETECTOR_NAME,
+    MANIFEST_NAME,
+    ClassifierSpec,
+    DetectorSpec,
+    ManifestError,
+    ReaderManifest,
+    sha256_of,
+)
+from vision.train_classifier import ClassifierConfig
+from vision.train_detector import DetectorConfig, is_val
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
+STAGES = ("all", "detector", "classifier")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR",
+                        help="synthetic training set from `tableref synth` (repeatable)")
+    parser.add_argument("--real", type=Path, default=DEFAULT_REAL, metavar="DIR",
+                        help="real-photo YOLO set; its images/train split is used (default: %(default)s)")
+    parser.add_argument("--no-real", action="store_true", help="train on synthetic data only")
+    parser.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX models and manifest go")
+    parser.add_argument("--runs", type=Path, default=REPO / "runs", help="checkpoints and logs (resumable)")
+    parser.add_argument("--stage", choices=STAGES, default="all")
+    parser.add_argument("--resume", action="store_true", help="continue each stage from its last checkpoint")
+    parser.add_argument("--epochs", type=int, default=100, help="detector epochs")
+    parser.add_argument("--cls-epochs", type=int, default=30, help="classifier epochs")
+    parser.add_argument("--cls-samples", type=int, default=16000, help="classifier crops drawn per epoch")
+    parser.add_argument("--imgsz", type=int, default=416, help="detector input (long side, px)")
+    parser.add_argument("--width", type=float, default=0.125, help="detector width multiple (0.25 = yolov8n)")
+    parser.add_argument("--crop", type=int, default=48, help="classifier crop side (px)")
+    parser.add_argument("--cls-width", type=float, default=1.0, help="classifier width multiple")
+    parser.add_argument("--batch", type=int, default=16, help="detector batch size")
+    parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
+    parser.add_argument("--val-fraction", type=float, default=0.1, help="share of each training set held out")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, or a CUDA index")
+    parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1), help="data-loading processes")
+    parser.add_argument("--cache", action="store_true", help="keep decoded detector images in RAM")
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def resolve_device(name: str) -> tuple[str, str]:
+    """``(torch device, Ultralytics device)`` for ``auto|cpu|cuda|N``."""
+    import torch
+
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cpu":
+        return "cpu", "cpu"
+    index = 0 if name == "cuda" else int(name.removeprefix("cuda:"))
+    if not torch.cuda.is_available():
+        raise SystemExit(f"--device {name}: no CUDA device is available")
+    return f"cuda:{index}", str(index)
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def hardware(torch_device: str) -> dict[str, Any]:
+    import torch
+
+    out: dict[str, Any] = {
+        "cpu": cpu_name(),
+        "cpu_count": os.cpu_count(),
+        "device": torch_device,
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+    }
+    if torch_device.startswith("cuda"):
+        out["gpu"] = torch.cuda.get_device_name(int(torch_device.split(":")[1]))
+    try:
+        import ultralytics
+
+        out["ultralytics"] = ultralytics.__version__
+    except ImportError:
+        pass
+    return out
+
+
+def gather(args: argparse.Namespace) -> list[tuple[str, LabelledImage, bool]]:
+    """Every training image as ``(source, image, is_val)``; the split is a stable hash of the name."""
+    sets: list[tuple[str, tuple[LabelledImage, ...]]] = []
+    if not args.no_real:
+        sets.append(("real", load_yolo(args.real, "train")))
+    for i, d in enumerate(args.synth):
+        sets.append((f"synth{i}", load_dataset(d)))
+    if not sets:
+        raise SystemExit("no training data: give --synth DIR and/or a --real set")
+    out = []
+    for source, items in sets:
+        for item in items:
+            out.append((source, item, is_val(f"{source}/{item.path.name}", args.val_fraction, args.seed)))
+    return out
+
+
+def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]]) -> dict[str, Any]:
+    per: dict[str, dict[str, int]] = {}
+    for source, item, val in items:
+        s = per.setdefault(source, {"train_images": 0, "val_images": 0, "train_dice": 0, "val_dice": 0})
+        s["val_images" if val else "train_images"] += 1
+        s["val_dice" if val else "train_dice"] += len(item.dice())
+    dirs = {"real": None if args.no_real else str(args.real / "images" / "train")}
+    dirs.update({f"synth{i}": str(d) for i, d in enumerate(args.synth)})
+    return {"sources": dirs, "counts": per, "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
+
+
+def existing_manifest(out: Path) -> ReaderManifest:
+    path = out / MANIFEST_NAME
+    if path.is_file():
+        try:
+            return ReaderManifest.load(path)
+        except ManifestError as exc:
+            log(f"ignoring unreadable {path}: {exc}")
+    return ReaderManifest(DetectorSpec(), ClassifierSpec())
+
+
+def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[DetectorSpec, dict[str, Any]]:
+    from vision import train_detector as td
+
+    run_dir = args.runs / "detector"
+    td.setup_ultralytics(args.runs / "ultralytics-config")
+    cfg = DetectorConfig(imgsz=args.imgsz, width=args.width, epochs=args.epochs, batch=args.batch, seed=args.seed,
+                         workers=args.workers, device=yolo_device, cache=args.cache)
+    resuming = args.resume and (run_dir / "train" / "weights" / "last.pt").is_file()
+    counts = None
+    if not resuming:
+        if (run_dir / "train").exists():
+            shutil.rmtree(run_dir / "train")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        counts = td.write_dataset_view(items, run_dir / "data", log)
+    result = td.train_detector(cfg, run_dir / "data" / "data.yaml", run_dir, resuming, log)
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / DETECTOR_NAME
+    td.export_detector(Path(result["best"]), onnx_path, args.imgsz)
+    shutil.copyfile(result["best"], args.out / "dice-detector.pt")
+    spec = DetectorSpec(imgsz=args.imgsz, sha256=sha256_of(onnx_path))
+    meta = {
+        "architecture": f"YOLOv8 layout, depth {cfg.depth}, width {cfg.width}, 1 class (die)",
+        "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+        "data_view_counts": counts,
+        **result,
+    }
+    return spec, meta
+
+
+def run_classifier(args, items, torch_device: str) -> tuple[ClassifierSpec, dict[str, Any]]:
+    from vision import train_classifier as tc
+
+    colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
+    cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
+                           batch=args.cls_batch, seed=args.seed, workers=args.workers, device=torch_device)
+    t0 = time.time()
+    train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log)
+    val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log)
+    log(f"classifier: {len(train)} train crops {tc.face_counts(train)}, {len(val)} val crops, "
+        f"colours {colours} ({time.time() - t0:.1f} s to cut)")
+    if len(train) == 0:
+        raise SystemExit("no labelled dice to train the classifier on")
+    run_dir = args.runs / "classifier"
+    if not args.resume and run_dir.exists():
+        shutil.rmtree(run_dir)
+    result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log)
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / CLASSIFIER_NAME
+    export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
+    spec = ClassifierSpec(size=cfg.size, expand=cfg.expand, colours=tuple(colours), sha256=sha256_of(onnx_path))
+    meta = {
+        "architecture": f"3x3 stem + 3 residual blocks ({'-'.join(str(c) for c in tc.CHANNELS)} channels x width "
+                        f"{cfg.width}, each stride 2), global average pool, dropout 0.2, face + colour heads",
+        "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+        "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train),
+                  "train_with_colour": int((train.colours != tc.IGNORE).sum())},
+        "export": export,
+        **result,
+    }
+    return spec, meta
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.time()
+    try:
+        items = gather(args)
+    except DatasetError as exc:
+        print(f"tableref train: {exc}", file=sys.stderr)
+        return 2
+    torch_device, yolo_device = resolve_device(args.device)
+    log(f"training on {torch_device}; {len(items)} images ({sum(v for *_, v in items)} held out for validation)")
+    manifest = existing_manifest(args.out)
+    det_spec, cls_spec = manifest.detector, manifest.classifier
+    sections: dict[str, Any] = {}
+    if args.stage in ("all", "detector"):
+        det_spec, sections["detector"] = run_detector(args, items, torch_device, yolo_device)
+    if args.stage in ("all", "classifier"):
+        cls_spec, sections["classifier"] = run_classifier(args, items, torch_device)
+    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    data = recipe(args, items)
+    training: dict[str, Any] = {"created": now}
+    for stage in ("detector", "classifier"):
+        if stage in sections:
+            training[stage] = {**sections[stage], "trained": now, "seed": args.seed, "data": data,
+                               "hardware": hardware(torch_device),
+                               "session_wall_s": round(time.time() - started, 1)}
+        elif stage in manifest.training:  # trained in an earlier session: keep its record
+            training[stage] = manifest.training[stage]
+    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training)
+    manifest.save(args.out / MANIFEST_NAME)
+    log(f"wrote {args.out / MANIFEST_NAME} ({time.time() - started:.0f} s)")
+    return 0

@@ -1,0 +1,356 @@
+"""Stage 2: the up-face + body-colour classifier on die crops (plain torch; training only).
+
+A small residual CNN (about 28 M multiply-adds per 48 px crop) with two heads: the 16
+die faces and the body colours found in the training data. Synthetic crops carry both
+labels; real-tray crops carry faces 1-6 only, so their colour loss is masked. Crops are
+sampled balanced by face, augmented on the fly (:mod:`vision.augment`), and the run
+checkpoints every epoch so ``--resume`` continues where it stopped.
+
+torch is imported inside the functions that need it, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.augment import augment, context_crop, context_size
+from vision.crops import square_crop
+from vision.datasets import LabelledImage
+from vision.detections import DIE_FACES
+
+IGNORE = -100  # torch's cross-entropy ignore_index: "no colour label"
+
+
+@dataclass(frozen=True)
+class ClassifierConfig:
+    size: int = 48
+    expand: float = 1.25
+    width: float = 1.0
+    epochs: int = 30
+    samples_per_epoch: int = 16000
+    batch: int = 128
+    lr: float = 3e-3
+    weight_decay: float = 5e-4
+    label_smoothing: float = 0.05
+    colour_weight: float = 0.5
+    seed: int = 0
+    workers: int = 2
+    device: str = "cpu"
+
+
+@dataclass
+class CropSet:
+    """Context crops (N, C, C, 3) uint8 with face / colour indices (colour ``IGNORE`` if unknown)."""
+
+    crops: np.ndarray
+    faces: np.ndarray
+    colours: np.ndarray
+    sources: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.faces)
+
+
+def collect_crops(
+    images: Sequence[tuple[str, LabelledImage]],
+    colours: Sequence[str],
+    size: int,
+    expand: float,
+    context: bool,
+    log: Callable[[str], None] = print,
+) -> CropSet:
+    """Cut one crop per labelled die. ``context=True`` keeps the enlarged context crop for augmentation;
+    otherwise the exact runtime crop (for validation)."""
+    side = context_size(size) if context else size
+    crops, faces, cols, sources = [], [], [], []
+    colour_index = {c: i for i, c in enumerate(colours)}
+    face_index = {f: i for i, f in enumerate(DIE_FACES)}
+    skipped = 0
+    for source, item in images:
+        dice = item.dice()
+        if not dice:
+            continue
+        img = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        if img is None:
+            skipped += 1
+            continue
+        for d in dice:
+            if d.face not in face_index:
+                continue
+            crop = context_crop(img, d.box, size, expand) if context else square_crop(img, d.box, size, expand)
+            crops.append(crop)
+            faces.append(face_index[d.face])
+            cols.append(colour_index.get(d.colour, IGNORE) if d.colour is not None else IGNORE)
+            sources.append(source)
+    if skipped:
+        log(f"classifier: skipped {skipped} unreadable images")
+    arr = np.stack(crops) if crops else np.zeros((0, side, side, 3), np.uint8)
+    return CropSet(arr, np.array(faces, np.int64), np.array(cols, np.int64), sources)
+
+
+CHANNELS = (24, 32, 64, 128)  # stem, then one residual block per stage (each halves the side)
+
+
+def build_model(n_faces: int, n_colours: int, width: float = 1.0):
+    """The classifier network (torch ``nn.Module``); ``width`` scales every layer.
+
+    A 3x3 stem at full resolution, three residual blocks (48 -> 24 -> 12 -> 6 px), global
+    average pooling, and two linear heads. About 28 M multiply-adds per 48 px crop. The
+    residual version learned about twice as fast as a plain 7-conv stack of the same cost
+    (val face accuracy 0.28 vs 0.15 after 45k augmented synthetic crops).
+    """
+    import torch
+    from torch import nn
+
+    c = [max(8, int(round(ch * width / 8)) * 8) for ch in CHANNELS]
+
+    def conv_bn(ci: int, co: int, stride: int, k: int = 3) -> list[nn.Module]:
+        return [nn.Conv2d(ci, co, k, stride, k // 2, bias=False), nn.BatchNorm2d(co)]
+
+    class Residual(nn.Module):
+        def __init__(self, ci: int, co: int, stride: int) -> None:
+            super().__init__()
+            self.body = nn.Sequential(*conv_bn(ci, co, stride), nn.ReLU(inplace=True), *conv_bn(co, co, 1))
+            self.skip = nn.Identity() if ci == co and stride == 1 else nn.Sequential(*conv_bn(ci, co, stride, 1))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(self.body(x) + self.skip(x))
+
+    class DiceClassifier(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                *conv_bn(3, c[0], 1),
+                nn.ReLU(inplace=True),
+                Residual(c[0], c[1], 2),
+                Residual(c[1], c[2], 2),
+                Residual(c[2], c[3], 2),
+                nn.AdaptiveAvgPool2d(1),
+                nn.Flatten(),
+                nn.Dropout(0.2),
+            )
+            self.face = nn.Linear(c[3], n_faces)
+            self.colour = nn.Linear(c[3], max(1, n_colours))
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            h = self.features(x)
+            return self.face(h), self.colour(h)
+
+    return DiceClassifier()
+
+
+def _dataset(crops: CropSet, size: int, seed: int, epoch: int):
+    """Augmented views; item ``k`` is crop ``k % n`` drawn at position ``k // n`` of the epoch,
+    so every draw gets its own reproducible random view whatever the worker count."""
+    import torch
+
+    n = len(crops)
+
+    class Augmented(torch.utils.data.Dataset):
+        def __len__(self) -> int:
+            return n
+
+        def __getitem__(self, k: int):
+            i, pos = int(k) % n, int(k) // n
+            img = augment(crops.crops[i], np.random.default_rng([seed, epoch, pos, i]), size)
+            x = torch.from_numpy(np.ascontiguousarray(img.transpose(2, 0, 1))).float().div_(255)
+            return x, int(crops.faces[i]), int(crops.colours[i])
+
+    return Augmented()
+
+
+def _worker_init(_: int) -> None:
+    cv2.setNumThreads(1)
+
+
+def _evaluate(model, crops: CropSet, device, batch: int = 256) -> dict[str, Any]:
+    import torch
+
+    if len(crops) == 0:
+        return {"n": 0}
+    model.eval()
+    face_pred, colour_pred = [], []
+    with torch.no_grad():
+        for s in range(0, len(crops), batch):
+            x = torch.from_numpy(np.ascontiguousarray(crops.crops[s : s + batch].transpose(0, 3, 1, 2))).float().div_(255)
+            f, c = model(x.to(device))
+            face_pred.append(f.argmax(1).cpu().numpy())
+            colour_pred.append(c.argmax(1).cpu().numpy())
+    fp, cp = np.concatenate(face_pred), np.concatenate(colour_pred)
+    out: dict[str, Any] = {"n": int(len(crops)), "face_acc": float((fp == crops.faces).mean())}
+    has_col = crops.colours != IGNORE
+    out["colour_n"] = int(has_col.sum())
+    out["colour_acc"] = float((cp[has_col] == crops.colours[has_col]).mean()) if has_col.any() else None
+    by_source: dict[str, list[int]] = {}
+    for ok, src in zip(fp == crops.faces, crops.sources):
+        by_source.setdefault(src, []).append(int(ok))
+    out["face_acc_by_source"] = {k: float(np.mean(v)) for k, v in sorted(by_source.items())}
+    return out
+
+
+def train_classifier(
+    train: CropSet,
+    val: CropSet,
+    colours: Sequence[str],
+    cfg: ClassifierConfig,
+    run_dir: Path,
+    resume: bool,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
+    """Train (or resume) and return a summary; ``run_dir/best.pt`` holds the best weights."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic cuBLAS on a GPU
+    import torch
+    from torch import nn
+
+    torch.manual_seed(cfg.seed)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    if cfg.device == "cpu":
+        torch.set_num_threads(os.cpu_count() or 1)
+    device = torch.device(cfg.device)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    last_path, best_path = run_dir / "last.pt", run_dir / "best.pt"
+
+    model = build_model(len(DIE_FACES), len(colours), cfg.width).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    steps_per_epoch = max(1, math.ceil(cfg.samples_per_epoch / cfg.batch))
+    total = steps_per_epoch * cfg.epochs
+    warmup = min(steps_per_epoch, total // 10 + 1)
+
+    def lr_at(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, total - warmup))) * 0.99 + 0.01
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
+    start_epoch, best, history = 0, -1.0, []
+    if resume and last_path.is_file():
+        ckpt = torch.load(last_path, map_location=device, weights_only=False)
+        if (ckpt["colours"], ckpt["config"]["size"], ckpt["config"].get("width", 1.0)) != (list(colours), cfg.size, cfg.width):
+            raise ValueError(f"{last_path} was trained with other colours, crop size or width; start a fresh run")
+        model.load_state_dict(ckpt["model"])
+        opt.load_state_dict(ckpt["optimizer"])
+        sched.load_state_dict(ckpt["scheduler"])
+        start_epoch, best, history = ckpt["epoch"] + 1, ckpt["best"], ckpt["history"]
+        log(f"classifier: resuming from epoch {start_epoch} of {cfg.epochs}")
+
+    # Balanced by face: every face class is drawn equally often, whatever its crop count.
+    counts = Counter(train.faces.tolist())
+    weights = torch.tensor([1.0 / counts[f] for f in train.faces.tolist()], dtype=torch.double)
+    face_loss = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+    colour_loss = nn.CrossEntropyLoss(ignore_index=IGNORE)
+    wall = time.time()
+    for epoch in range(start_epoch, cfg.epochs):
+        t0 = time.time()
+        model.train()
+        gen = torch.Generator().manual_seed(cfg.seed * 1000003 + epoch)
+        drawn = torch.utils.data.WeightedRandomSampler(weights, cfg.samples_per_epoch, replacement=True, generator=gen)
+        sampler = [pos * len(train) + int(i) for pos, i in enumerate(drawn)]
+        loader = torch.utils.data.DataLoader(
+            _dataset(train, cfg.size, cfg.seed, epoch),
+            batch_size=cfg.batch,
+            sampler=sampler,
+            num_workers=cfg.workers,
+            worker_init_fn=_worker_init,
+            persistent_workers=False,
+            drop_last=False,
+        )
+        tot_loss, n = 0.0, 0
+        for x, f, c in loader:
+            x, f, c = x.to(device), f.to(device), c.to(device)
+            fl, cl = model(x)
+            loss = face_loss(fl, f)
+            if (c != IGNORE).any():
+                loss = loss + cfg.colour_weight * colour_loss(cl, c)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot_loss += loss.item() * len(f)
+            n += len(f)
+        metrics = _evaluate(model, val, device)
+        score = metrics.get("face_acc", 0.0) if metrics.get("n") else -float(tot_loss / max(1, n))
+        row = {"epoch": epoch, "loss": tot_loss / max(1, n), "seconds": round(time.time() - t0, 1), **metrics}
+        history.append(row)
+        log("classifier: " + json.dumps(row))
+        state = {
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "scheduler": sched.state_dict(),
+            "epoch": epoch,
+            "best": max(best, score),
+            "history": history,
+            "colours": list(colours),
+            "faces": list(DIE_FACES),
+            "config": asdict(cfg),
+        }
+        if score > best:
+            best = score
+            torch.save(state, best_path)
+        state["best"] = best
+        torch.save(state, last_path)
+    if not best_path.is_file():
+        raise FileNotFoundError(f"no classifier checkpoint in {run_dir}")
+    return {"epochs": cfg.epochs, "history": history, "best_val": best, "wall_s_this_session": round(time.time() - wall, 1)}
+
+
+def export_classifier(checkpoint: Path, out: Path, size: int) -> dict[str, Any]:
+    """Export the checkpoint to ONNX (opset 17, dynamic batch, softmax outputs) and check it."""
+    import torch
+    from torch import nn
+
+    ckpt = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    model = build_model(len(ckpt["faces"]), len(ckpt["colours"]), ckpt["config"].get("width", 1.0))
+    model.load_state_dict(ckpt["model"])
+    model.eval()
+
+    class WithSoftmax(nn.Module):
+        def __init__(self, inner: nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor):
+            f, c = self.inner(x)
+            return f.softmax(1), c.softmax(1)
+
+    wrapped = WithSoftmax(model).eval()
+    dummy = torch.rand(2, 3, size, size)
+    with warnings.catch_warnings():
+        # The TorchScript exporter is deprecated but needs no onnxscript; it is exact for this net.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            wrapped,
+            (dummy,),
+            str(out),
+            opset_version=17,
+            dynamo=False,
+            input_names=["crops"],
+            output_names=["face_prob", "colour_prob"],
+            dynamic_axes={"crops": {0: "n"}, "face_prob": {0: "n"}, "colour_prob": {0: "n"}},
+        )
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    got = sess.run(None, {"crops": dummy.numpy()})
+    with torch.no_grad():
+        want = wrapped(dummy)
+    err = max(float(np.abs(g - w.numpy()).max()) for g, w in zip(got, want))
+    if err > 1e-4:
+        raise RuntimeError(f"ONNX export of the classifier disagrees with torch by {err}")
+    return {"epoch": int(ckpt["epoch"]), "max_abs_err_vs_torch": err, "history_best": ckpt["best"]}
+
+
+def face_counts(crops: CropSet) -> dict[str, int]:
+    c = Counter(crops.faces.tolist())
+    return {DIE_FACES[k]: int(v) for k, v in sorted(c.items())}
