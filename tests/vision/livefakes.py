@@ -8,6 +8,7 @@ so a test controls exactly what the "model" sees.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,6 +21,16 @@ from vision.sources import SourceLost
 FACE_LEVELS = {"1": 130, "2": 150, "3": 170, "4": 190, "5": 210, "6": 230, "wheel": 250}
 _LEVEL_FACE = {v: k for k, v in FACE_LEVELS.items()}
 
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = 8.0) -> bool:
+    """Poll ``cond`` until it holds or ``timeout`` seconds pass; its last value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.01)
+    return cond()
 
 def scene(dice: Sequence[tuple[int, int, str]], size: tuple[int, int] = (320, 240), radius: int = 16) -> np.ndarray:
     """A dark table with one disc per ``(x, y, face)``."""

@@ -5,25 +5,16 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from tests.vision.livefakes import Opener, ScriptedSource, write_scene
+from tests.vision.livefakes import Opener, ScriptedSource, wait_until, write_scene
 from vision.camera import Camera, CameraStatus
 from vision.sources import FolderEmpty
 
 IMAGE = np.zeros((8, 8, 3), np.uint8)
 
-
-def wait_until(cond: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return cond()
 
 
 class Recorder:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from tests.vision.livefakes import BlobReader, Opener, scene, write_scene
+from tests.vision.livefakes import BlobReader, Opener, scene, wait_until, write_scene
 from vision.detections import Detection, Reading
 from vision.overlay import DEFAULT_STYLE
 from vision.pipeline import MJPEG_BOUNDARY, EventKind, LivePipeline, PipelineEvent, Reader
@@ -25,14 +24,6 @@ SCENES = [
     [(60, 160, "3"), (200, 150, "4"), (260, 60, "5")],
 ]
 
-
-def wait_until(cond: Callable[[], bool], timeout: float = 8.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.01)
-    return cond()
 
 
 class Events:
