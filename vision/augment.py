@@ -1,9 +1,11 @@
 """Training-time augmentation of die crops (numpy/cv2 only; used by the classifier trainer).
 
 A training sample is a *context crop*: the runtime crop square (see :mod:`vision.crops`)
-enlarged by :data:`CONTEXT` so that rotating it by any angle still finds real pixels.
+enlarged by :data:`CONTEXT` so that rotating it still finds real pixels.
 :func:`augment` warps the centre of a context crop back to the classifier's input size
-with a random rotation (any angle), scale, shift and perspective, then degrades it the
+with a random rotation (at most ``rotation`` degrees: a tilted webcam sees the up face
+above the side faces, a cue a full turn would destroy; the dice themselves already lie at
+every angle in the data), scale, shift and perspective, then degrades it the
 way a webcam does: resolution loss (dice are 15-40 px in a frame), blur, noise, JPEG,
 brightness/contrast and mild per-channel colour gain. No flips: katakana are chiral.
 
@@ -52,6 +54,7 @@ class AugmentConfig:
     """Ranges of the random changes. Moderate on purpose: the synthetic renderer already
     adds its own camera noise, blur and JPEG, and stacking both made crops unreadable."""
 
+    rotation: float = 30.0  # degrees either way
     scale: tuple[float, float] = (0.85, 1.15)  # >1 shows more context (die looks smaller)
     shift: float = 0.08  # of the crop side, each axis
     perspective: float = 0.06  # corner jitter, of the crop side
@@ -73,7 +76,7 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentCo
     """One random ``size x size`` view of a context crop."""
     c = ctx.shape[0]
     half = (c / CONTEXT) / 2 * rng.uniform(*cfg.scale)
-    theta = rng.uniform(0, 2 * np.pi)
+    theta = np.deg2rad(rng.uniform(-cfg.rotation, cfg.rotation))
     rot = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
     corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=np.float64) * half
     src = corners @ rot.T + c / 2 + rng.uniform(-cfg.shift, cfg.shift, 2) * 2 * half

@@ -49,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL, metavar="DIR",
                         help="real-photo YOLO set; its images/train split is used (default: %(default)s)")
     parser.add_argument("--no-real", action="store_true", help="train on synthetic data only")
+    parser.add_argument("--real-repeat", type=int, default=1, metavar="K",
+                        help="use each real training photo K times (its validation share stays single)")
     parser.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX models and manifest go")
     parser.add_argument("--runs", type=Path, default=REPO / "runs", help="checkpoints and logs (resumable)")
     parser.add_argument("--stage", choices=STAGES, default="all")
@@ -62,10 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cls-width", type=float, default=1.0, help="classifier width multiple")
     parser.add_argument("--batch", type=int, default=16, help="detector batch size")
     parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
+    parser.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate (AdamW)")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of each training set held out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, or a CUDA index")
     parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1), help="data-loading processes")
+    parser.add_argument("--init", type=Path, metavar="PT",
+                        help="continue a finished detector run from these weights with a new schedule of --epochs")
     parser.add_argument("--cache", action="store_true", help="keep decoded detector images in RAM")
 
 
@@ -128,9 +133,11 @@ def gather(args: argparse.Namespace) -> list[tuple[str, LabelledImage, bool]]:
     if not sets:
         raise SystemExit("no training data: give --synth DIR and/or a --real set")
     out = []
+    repeat = max(1, getattr(args, "real_repeat", 1))
     for source, items in sets:
         for item in items:
-            out.append((source, item, is_val(f"{source}/{item.path.name}", args.val_fraction, args.seed)))
+            val = is_val(f"{source}/{item.path.name}", args.val_fraction, args.seed)
+            out.extend([(source, item, val)] * (repeat if source == "real" and not val else 1))
     return out
 
 
@@ -142,7 +149,8 @@ def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]
         s["val_dice" if val else "train_dice"] += len(item.dice())
     dirs = {"real": None if args.no_real else str(args.real / "images" / "train")}
     dirs.update({f"synth{i}": str(d) for i, d in enumerate(args.synth)})
-    return {"sources": dirs, "counts": per, "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
+    return {"sources": dirs, "counts": per, "real_repeat": max(1, getattr(args, "real_repeat", 1)),
+            "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
 
 
 def existing_manifest(out: Path) -> ReaderManifest:
@@ -161,7 +169,8 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
     run_dir = args.runs / "detector"
     td.setup_ultralytics(args.runs / "ultralytics-config")
     cfg = DetectorConfig(imgsz=args.imgsz, width=args.width, epochs=args.epochs, batch=args.batch, seed=args.seed,
-                         workers=args.workers, device=yolo_device, cache=args.cache)
+                         workers=args.workers, device=yolo_device, cache=args.cache,
+                         init=str(args.init) if args.init else None)
     resuming = args.resume and (run_dir / "train" / "weights" / "last.pt").is_file()
     counts = None
     if not resuming:
@@ -189,7 +198,7 @@ def run_classifier(args, items, torch_device: str) -> tuple[ClassifierSpec, dict
 
     colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
-                           batch=args.cls_batch, seed=args.seed, workers=args.workers, device=torch_device)
+                           batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, workers=args.workers, device=torch_device)
     t0 = time.time()
     train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log)
     val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log)

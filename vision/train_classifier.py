@@ -106,10 +106,13 @@ CHANNELS = (24, 32, 64, 128)  # stem, then one residual block per stage (each ha
 def build_model(n_faces: int, n_colours: int, width: float = 1.0):
     """The classifier network (torch ``nn.Module``); ``width`` scales every layer.
 
-    A 3x3 stem at full resolution, three residual blocks (48 -> 24 -> 12 -> 6 px), global
-    average pooling, and two linear heads. About 28 M multiply-adds per 48 px crop. The
-    residual version learned about twice as fast as a plain 7-conv stack of the same cost
-    (val face accuracy 0.28 vs 0.15 after 45k augmented synthetic crops).
+    The crop is first standardised per sample (zero mean, unit spread) and stacked with the
+    raw crop, so the face features do not have to learn every lighting and die colour while
+    the colour head still sees the real colours. Then a 3x3 stem at full resolution, three
+    residual blocks (48 -> 24 -> 12 -> 6 px), global average pooling, and two linear heads.
+    About 29 M multiply-adds per 48 px crop. Measured on the same 64k synthetic crops: the
+    residual version learned about twice as fast as a plain 7-conv stack of the same cost,
+    and the standardised input raised val face accuracy after 1,000 steps from 0.36 to 0.45.
     """
     import torch
     from torch import nn
@@ -128,11 +131,18 @@ def build_model(n_faces: int, n_colours: int, width: float = 1.0):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return torch.relu(self.body(x) + self.skip(x))
 
+    class Standardise(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            mean = x.mean(dim=(1, 2, 3), keepdim=True)
+            spread = x.std(dim=(1, 2, 3), keepdim=True) + 0.02  # a flat crop stays finite
+            return torch.cat([(x - mean) / spread, x], 1)
+
     class DiceClassifier(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
-                *conv_bn(3, c[0], 1),
+                Standardise(),
+                *conv_bn(6, c[0], 1),
                 nn.ReLU(inplace=True),
                 Residual(c[0], c[1], 2),
                 Residual(c[1], c[2], 2),
@@ -223,6 +233,8 @@ def train_classifier(
     last_path, best_path = run_dir / "last.pt", run_dir / "best.pt"
 
     model = build_model(len(DIE_FACES), len(colours), cfg.width).to(device)
+    if cfg.device == "cpu":
+        model = model.to(memory_format=torch.channels_last)  # about 1.4x faster convolutions on CPU
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = max(1, math.ceil(cfg.samples_per_epoch / cfg.batch))
     total = steps_per_epoch * cfg.epochs
@@ -269,6 +281,8 @@ def train_classifier(
         tot_loss, n = 0.0, 0
         for x, f, c in loader:
             x, f, c = x.to(device), f.to(device), c.to(device)
+            if cfg.device == "cpu":
+                x = x.contiguous(memory_format=torch.channels_last)
             fl, cl = model(x)
             loss = face_loss(fl, f)
             if (c != IGNORE).any():

@@ -16,6 +16,7 @@ import hashlib
 import os
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,8 @@ class DetectorConfig:
     device: str = "cpu"
     cache: bool = False
     patience: int = 50
+    init: str | None = None  # weights of an earlier (finished) run to continue from, with a new schedule
+    init_lr0: float = 0.003  # a gentler restart than a fresh run's 0.01 so the start is not undone
 
 
 def is_val(name: str, fraction: float, seed: int) -> bool:
@@ -82,9 +85,13 @@ def write_dataset_view(
     for split in ("train", "val"):
         (root / "images" / split).mkdir(parents=True)
         (root / "labels" / split).mkdir(parents=True)
+    seen: Counter[str] = Counter()
     for source, item, val in items:
         split = "val" if val else "train"
         name = f"{source}__{item.path.stem}"
+        seen[name] += 1
+        if seen[name] > 1:  # the same photo used again (--real-repeat): a second link
+            name = f"{name}__{seen[name]}"
         (root / "images" / split / (name + item.path.suffix.lower())).symlink_to(item.path.resolve())
         lines = []
         for d in item.dice():
@@ -138,8 +145,14 @@ def train_detector(
             log(f"detector: resuming {last}")
             YOLO(str(last)).train(resume=True, workers=cfg.workers, device=cfg.device)
     else:
-        model_yaml = write_model_yaml(run_dir / "dice-yolov8.yaml", cfg)
-        YOLO(str(model_yaml)).train(
+        if cfg.init:
+            log(f"detector: continuing from {cfg.init} for {cfg.epochs} more epochs")
+            model = YOLO(str(cfg.init))
+            schedule = {"lr0": cfg.init_lr0, "warmup_epochs": 0.3}
+        else:
+            model = YOLO(str(write_model_yaml(run_dir / "dice-yolov8.yaml", cfg)))
+            schedule = {}
+        model.train(
             data=str(data_yaml),
             epochs=cfg.epochs,
             imgsz=cfg.imgsz,
@@ -151,7 +164,7 @@ def train_detector(
             project=str(run_dir.resolve()),
             name="train",
             exist_ok=True,
-            pretrained=False,
+            pretrained=bool(cfg.init),
             cache=cfg.cache,
             patience=cfg.patience,
             plots=False,
@@ -159,6 +172,7 @@ def train_detector(
             flipud=0.5,
             fliplr=0.5,
             verbose=False,
+            **schedule,
         )
     best = weights / "best.pt"
     if not best.is_file():

@@ -63,6 +63,31 @@ def test_is_val_is_stable_and_near_the_fraction():
     assert first != [is_val(n, 0.1, 1) for n in names]
 
 
+def test_real_repeat_repeats_only_real_training_photos(tmp_path):
+    import argparse
+
+    from vision.train import add_arguments, gather, recipe
+
+    real = tmp_path / "tray"
+    (real / "images" / "train").mkdir(parents=True)
+    (real / "labels" / "train").mkdir(parents=True)
+    for i in range(40):
+        cv2.imwrite(str(real / "images" / "train" / f"r{i}.jpg"), np.zeros((20, 20, 3), np.uint8))
+        (real / "labels" / "train" / f"r{i}.txt").write_text("0 0.5 0.5 0.5 0.5\n")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    once = gather(parser.parse_args(["--real", str(real), "--val-fraction", "0.25"]))
+    args = parser.parse_args(["--real", str(real), "--val-fraction", "0.25", "--real-repeat", "3"])
+    thrice = gather(args)
+    n_val = sum(v for *_, v in once)
+    assert 0 < n_val < 40
+    assert sum(v for *_, v in thrice) == n_val  # validation photos are never repeated
+    assert sum(not v for *_, v in thrice) == 3 * (40 - n_val)
+    assert recipe(args, thrice)["real_repeat"] == 3
+    init = parser.parse_args(["--init", "runs/detector/train/weights/best.pt"]).init
+    assert init == Path("runs/detector/train/weights/best.pt")
+
+
 def make_images(tmp_path: Path) -> list[tuple[str, LabelledImage, bool]]:
     items = []
     for i, (face, colour) in enumerate([("1", None), ("プ", "blue"), ("wheel", "red")]):
@@ -85,6 +110,15 @@ def test_dataset_view_writes_single_class_labels_and_symlinks(tmp_path):
     link = tmp_path / "view" / "images" / "val" / "synth0__im2.jpg"
     assert link.is_symlink() and link.resolve() == (tmp_path / "im2.jpg").resolve()
     assert "names:\n  0: die" in (tmp_path / "view" / "data.yaml").read_text()
+
+
+def test_dataset_view_links_a_repeated_photo_under_a_second_name(tmp_path):
+    items = make_images(tmp_path)
+    counts = write_dataset_view([items[0], items[0], items[2]], tmp_path / "view", log=lambda _: None)
+    assert counts["train"] == 2
+    names = sorted(p.name for p in (tmp_path / "view" / "images" / "train").iterdir())
+    assert names == ["real__im0.jpg", "real__im0__2.jpg"]
+    assert (tmp_path / "view" / "labels" / "train" / "real__im0__2.txt").is_file()
 
 
 def test_collect_crops_labels_and_colour_mask(tmp_path):
