@@ -44,6 +44,10 @@ class LabelledImage:
     def dice(self) -> tuple[Detection, ...]:
         return tuple(o for o in self.objects if o.kind == "die")
 
+    def cards(self) -> tuple[Detection, ...]:
+        """Playing-card corner indices (face ``<rank><suit>``, e.g. ``"10H"``), from sets with cards."""
+        return tuple(o for o in self.objects if o.kind == "card")
+
 
 def parse_yolo_line(line: str, width: int, height: int, classes: tuple[str, ...] = YOLO_FACES) -> Detection:
     parts = line.split()

@@ -2,6 +2,9 @@
 
     tableref synth --out data/synth --n 10000 --seed 1
     tableref synth --out data/synth-heldout --n 500 --seed 2 --heldout
+    tableref synth --out data/cards --n 10000 --seed 3 --cards            # playing cards only
+    tableref synth --out data/mixed --n 2000 --seed 4 --mixed             # dice and cards together
+    tableref synth --out data/cards-heldout --n 500 --seed 5 --cards --heldout
 
 See vision/synth/writer.py for the layout written and vision/synth/README.md
 for what the scenes hold.
@@ -12,6 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from vision.synth.card_layout import LAYOUTS, CardOptions
+from vision.synth.card_scene import CardSceneConfig, check_config
 from vision.synth.scene import SceneConfig
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES
 from vision.synth.writer import default_workers, write_dataset
@@ -22,7 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", type=int, required=True, help="number of images")
     parser.add_argument("--seed", type=int, default=0, help="dataset seed (image i depends only on seed and i)")
     parser.add_argument("--workers", type=int, default=default_workers(), help="worker processes (default: CPU count)")
-    parser.add_argument("--heldout", action="store_true", help=f"render the held-out table families {', '.join(HELDOUT_FAMILIES)}")
+    parser.add_argument("--heldout", action="store_true", help=f"render the held-out table families {', '.join(HELDOUT_FAMILIES)} (and, with cards, the held-out deck designs)")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--cards", action="store_true", help="playing cards only (labels: one per visible corner index)")
+    what.add_argument("--mixed", action="store_true", help="dice and playing cards in the same scenes")
+    parser.add_argument("--layouts", help=f"with --cards or --mixed: comma-separated card layouts (default: {','.join(LAYOUTS)})")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
     parser.add_argument("--width", type=int, help="image width (with --height; default: random webcam sizes)")
     parser.add_argument("--height", type=int, help="image height")
@@ -40,12 +49,25 @@ def run(args: argparse.Namespace) -> int:
     if args.heldout and args.families:
         print("tableref synth: --heldout and --families exclude each other", file=sys.stderr)
         return 2
+    cards, mixed, layouts_arg = getattr(args, "cards", False), getattr(args, "mixed", False), getattr(args, "layouts", None)
+    if layouts_arg and not (cards or mixed):
+        print("tableref synth: --layouts needs --cards or --mixed", file=sys.stderr)
+        return 2
     families = HELDOUT_FAMILIES if args.heldout else (tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None)
-    config = SceneConfig(width=args.width, height=args.height, table_families=families)
+    layouts = tuple(s.strip() for s in layouts_arg.split(",") if s.strip()) if layouts_arg else None
+    config: SceneConfig | CardSceneConfig
+    if cards:
+        config = CardSceneConfig(width=args.width, height=args.height, table_families=families, heldout=args.heldout, layouts=layouts)
+    else:
+        card_options = CardOptions(layouts=layouts, heldout=args.heldout) if mixed else None
+        config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options)
     try:
         from vision.synth.scene import _check
 
-        _check(config)
+        if isinstance(config, CardSceneConfig):
+            check_config(config)
+        else:
+            _check(config)
     except ValueError as err:
         print(f"tableref synth: {err}", file=sys.stderr)
         return 2

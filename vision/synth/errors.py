@@ -45,3 +45,23 @@ class BadSceneConfig(SynthError):
 
 class PlacementFailed(SynthError):
     """The requested dice do not fit in view, even after shrinking them."""
+
+
+class UnknownCard(SynthError):
+    """A playing card code that is not ``<rank><suit>`` (ranks A 2-10 J Q K, suits S H D C)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(f"unknown playing card {code!r}: give a rank A 2-10 J Q K and a suit S H D C, e.g. '10H'")
+        self.code = code
+
+
+class UnknownCardLayout(SynthError):
+    def __init__(self, layout: str) -> None:
+        super().__init__(f"unknown card layout {layout!r}")
+        self.layout = layout
+
+
+class UnknownIndexFont(SynthError):
+    def __init__(self, font: str) -> None:
+        super().__init__(f"unknown card index font {font!r}")
+        self.font = font

@@ -13,6 +13,11 @@ frame edge). Dice below that stay in the image, unlabelled, as hard negatives
 ``meta["unlabelled"]`` with their boxes so a trainer may instead ignore those
 regions.
 
+Playing cards join the dice only when asked for (``SceneConfig(cards=CardOptions())``):
+then the scene also holds one label per visible card corner index (kind "card",
+see :mod:`vision.synth.card_layout`), after the dice, and ``meta["cards"]``.
+Without ``cards`` nothing here changes, byte for byte.
+
 >>> import numpy as np
 >>> scene = render_scene(np.random.default_rng(1), SceneConfig(width=320, height=240, dice=(DieSpec("liars", "red", "wheel"),), occluders=False))
 >>> scene.image.shape, [(o.face, o.colour) for o in scene.objects]
@@ -31,6 +36,8 @@ import numpy as np
 
 from vision.detections import Detection
 from vision.synth import props
+from vision.synth.card_faces import sample_design
+from vision.synth.card_layout import CardOptions, LaidCards, card_sheen, check_options, label_cards, laid_meta, paint_cards, plan_cards
 from vision.synth.colour import linear_to_srgb, srgb_to_linear
 from vision.synth.designs import BODY_COLOURS, DESIGNS, body_rgb, design
 from vision.synth.dice import DiePose, Material, render_die, up_rotation
@@ -74,11 +81,14 @@ class SceneConfig:
     hfov_deg: tuple[float, float] | None = None  # default (55, 78)
     camera_effects: bool = True  # noise, blur, white balance, JPEG...
     min_visible: float = 0.6  # fraction of the up face that must be visible to label a die
+    cards: CardOptions | None = None  # playing cards on the table too; None = dice only
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         if self.dice is not None:
             out["dice"] = [dataclasses.asdict(d) for d in self.dice]
+        if self.cards is None:
+            del out["cards"]  # a dice-only config reads as it always did
         return out
 
 
@@ -122,6 +132,8 @@ def _check(config: SceneConfig) -> None:
         check_families(config.table_families)
     if not 0.0 < config.min_visible <= 1.0:
         raise BadSceneConfig("min_visible must be in (0, 1]")
+    if config.cards is not None:
+        check_options(config.cards)
 
 
 def _resolve(rng: np.random.Generator, spec: DieSpec) -> DieSpec:
@@ -438,6 +450,8 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
     if config.distractors and rng.random() < 0.65:
         for _ in range(int(rng.integers(1, 6))):
             kind = str(rng.choice(props.DECAL_KINDS))
+            if config.cards is not None and kind == "card":
+                kind = "card-back"  # with labelled cards about, no face-up card goes unlabelled
             dec = props.make_decal(rng, kind)
             for _try in range(20):
                 c = cam.unproject_to_plane(np.array([[rng.uniform(-0.1, 1.1) * w, rng.uniform(-0.1, 1.1) * h]]))[0]
@@ -460,6 +474,10 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
                 ):
                     cb.pose = None
             cubes = [c for c in cubes if c.pose is not None]
+
+    laid: LaidCards | None = None
+    if config.cards is not None:
+        laid = _lay_cards(rng, cam, albedo, light, config.cards, dice + cubes)
 
     # Occluders that hover: hands.
     hands: list[props.Hand] = []
@@ -543,6 +561,9 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
     img = albedo * shade
     if gl > 0.01:
         img += cv2.merge([spec * key[i] for i in range(3)])
+    if laid is not None:  # on the cards their own finish replaces the table's sheen
+        extra = (card_sheen(laid, cam, light, ctx) - glo * laid.coverage) * lit
+        img += cv2.merge([extra * key[i] for i in range(3)])
     if edge is not None:
         beyond = np.clip((ctx.x * np.float32(edge["dir"][0]) + ctx.y * np.float32(edge["dir"][1]) - np.float32(edge["dist"])) / ctx.footprint + 0.5, 0.0, 1.0)
         floor = srgb_to_linear(np.array([(90, 70, 55), (60, 60, 66), (150, 140, 130), (40, 36, 34), (120, 100, 80)][int(rng.integers(5))], np.float32) / 255.0)
@@ -625,6 +646,11 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         dice_meta.append(info)
     if explicit and len(objects) != len(specs):
         raise _Hidden()
+    cards_meta: list[dict] = []
+    if laid is not None and config.cards is not None:
+        card_objects, cards_meta, card_unlabelled = label_cards(laid, (zbuf < np.inf).astype(np.float32), config.cards, first_object=len(objects))
+        objects += card_objects
+        unlabelled += card_unlabelled
 
     if config.camera_effects:
         image, sensor_meta = develop(rng, img, light.kelvin, light.mode)
@@ -647,7 +673,20 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         "occluders": occ_meta,
         "sensor": sensor_meta,
     }
+    if laid is not None:
+        meta["card_deck"] = laid_meta(laid)
+        meta["cards"] = cards_meta
     return RenderedScene(image=image, objects=tuple(objects), meta=meta)
+
+
+def _lay_cards(rng: np.random.Generator, cam: Camera, albedo: np.ndarray, light: Light, options: CardOptions, dice: list[_Die]) -> LaidCards | None:
+    """Cards into the table albedo, in groups that keep clear of the dice where they can."""
+    design = sample_design(rng, heldout=options.heldout)
+    avoid = [(d.pose.centre[:2], d.half * 1.6) for d in dice if d.pose is not None]
+    cards = plan_cards(rng, cam, options, design, avoid)
+    if not cards:
+        return None
+    return paint_cards(rng, cam, albedo, light, cards, design)
 
 
 def _line_kernel(length: float, angle: float) -> np.ndarray:

@@ -4,6 +4,8 @@ Layout under ``out``::
 
     images/000000.jpg        the frames
     labels/000000.txt        YOLO: "0 cx cy w h" (normalised), one line per labelled die
+                             (card sets: class 0 = card corner index; mixed sets: 0 = die, 1 = card;
+                             meta.json lists the classes)
     annotations.jsonl        one line per image, shaped like `tableref read --json`
     scenes.jsonl             one line per image: the scene's full meta (camera, table,
                              light, every die incl. unlabelled ones, distractors...)
@@ -28,6 +30,7 @@ from typing import TextIO
 import cv2
 import numpy as np
 
+from vision.synth.card_scene import CardSceneConfig, render_card_scene
 from vision.synth.scene import SYNTH_VERSION, RenderedScene, SceneConfig, render_scene
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES
 
@@ -36,6 +39,19 @@ LABEL_RULE = (
     "is visible; dice below that stay in the image unlabelled (hard negatives) and are listed in "
     "scenes.jsonl under 'unlabelled' with their boxes"
 )
+CARD_LABEL_RULE = (
+    "a playing card's corner index (rank + suit glyphs) is labelled (face = e.g. '10H') when at least "
+    "min_visible of it is visible (not under another card, a hand, a die, nor out of frame); partly visible "
+    "indices are listed in scenes.jsonl under 'unlabelled'; scenes.jsonl 'cards' gives each card's corners "
+    "and which labels (objects) are its indices"
+)
+
+
+def dataset_classes(config: SceneConfig | CardSceneConfig) -> tuple[str, ...]:
+    """The YOLO classes of a dataset rendered with ``config`` (index = class number)."""
+    if isinstance(config, CardSceneConfig):
+        return ("card",)
+    return ("die", "card") if config.cards is not None else ("die",)
 
 
 def scene_rng(seed: int, index: int) -> np.random.Generator:
@@ -43,12 +59,12 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
 
 
-def yolo_lines(scene: RenderedScene) -> str:
+def yolo_lines(scene: RenderedScene, classes: tuple[str, ...] = ("die",)) -> str:
     h, w = scene.image.shape[:2]
     lines = []
     for o in scene.objects:
         x1, y1, x2, y2 = o.box
-        lines.append(f"0 {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}\n")
+        lines.append(f"{classes.index(o.kind)} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}\n")
     return "".join(lines)
 
 
@@ -56,7 +72,7 @@ def yolo_lines(scene: RenderedScene) -> str:
 class _Job:
     out: str
     seed: int
-    config: SceneConfig
+    config: SceneConfig | CardSceneConfig
     quality: int
 
 
@@ -72,13 +88,16 @@ def _init(job: _Job) -> None:
 def _render_one(index: int) -> tuple[int, str, str]:
     assert _JOB is not None
     job = _JOB
-    scene = render_scene(scene_rng(job.seed, index), job.config)
+    if isinstance(job.config, CardSceneConfig):
+        scene = render_card_scene(scene_rng(job.seed, index), job.config)
+    else:
+        scene = render_scene(scene_rng(job.seed, index), job.config)
     name = f"{index:06d}"
     ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, job.quality])
     if not ok:
         raise OSError(f"could not encode image {index}")
     Path(job.out, "images", name + ".jpg").write_bytes(buf.tobytes())
-    Path(job.out, "labels", name + ".txt").write_text(yolo_lines(scene), encoding="utf-8")
+    Path(job.out, "labels", name + ".txt").write_text(yolo_lines(scene, dataset_classes(job.config)), encoding="utf-8")
     h, w = scene.image.shape[:2]
     ann = {"image": f"images/{name}.jpg", "width": w, "height": h, "objects": [o.to_json() for o in scene.objects]}
     return index, json.dumps(ann, ensure_ascii=False), json.dumps({"image": f"images/{name}.jpg", **scene.meta}, ensure_ascii=False)
@@ -124,7 +143,7 @@ def write_dataset(
     out: str | Path,
     n: int,
     seed: int,
-    config: SceneConfig = SceneConfig(),
+    config: SceneConfig | CardSceneConfig = SceneConfig(),
     workers: int = 1,
     quality: int = 95,
     progress: bool = True,
@@ -134,20 +153,26 @@ def write_dataset(
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     job = _Job(str(out), seed, config, quality)
-    families = config.table_families or TRAIN_FAMILIES
+    cards = isinstance(config, CardSceneConfig)
+    families = config.families if isinstance(config, CardSceneConfig) else (config.table_families or TRAIN_FAMILIES)
+    classes = dataset_classes(config)
     meta = {
         "version": SYNTH_VERSION,
         "seed": seed,
         "n": n,
         "config": config.to_json(),
         "table_families": list(families),
-        "heldout": any(f in HELDOUT_FAMILIES for f in families),
-        "classes": ["die"],
-        "label_rule": LABEL_RULE,
+        "heldout": any(f in HELDOUT_FAMILIES for f in families) or (cards and config.heldout),  # type: ignore[union-attr]
+        "classes": list(classes),
+        "label_rule": CARD_LABEL_RULE if cards else LABEL_RULE,
         "min_visible": config.min_visible,
         "jpeg_quality": quality,
         "rng": "image i uses numpy default_rng(SeedSequence(seed, spawn_key=(i,)))",
     }
+    if isinstance(config, SceneConfig) and config.cards is not None:
+        meta["card_label_rule"] = CARD_LABEL_RULE
+        meta["card_min_visible"] = config.cards.min_visible
+        meta["heldout"] = bool(meta["heldout"] or config.cards.heldout)
     (out / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     bar = Progress(n) if progress else None
     start = time.monotonic()
