@@ -65,6 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=16, help="detector batch size")
     parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
     parser.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate (AdamW)")
+    parser.add_argument("--cls-init", type=Path, metavar="PT",
+                        help="continue a finished classifier run from this checkpoint with a new schedule")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of each training set held out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, or a CUDA index")
@@ -198,7 +200,8 @@ def run_classifier(args, items, torch_device: str) -> tuple[ClassifierSpec, dict
 
     colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
-                           batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, workers=args.workers, device=torch_device)
+                           batch=args.cls_batch, lr=args.cls_lr, seed=args.seed,
+                           init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device)
     t0 = time.time()
     train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log)
     val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log)

@@ -48,6 +48,7 @@ class ClassifierConfig:
     seed: int = 0
     workers: int = 2
     device: str = "cpu"
+    init: str | None = None  # a finished run's checkpoint to continue from, with a new schedule
 
 
 @dataclass
@@ -247,6 +248,12 @@ def train_classifier(
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     start_epoch, best, history = 0, -1.0, []
+    if cfg.init and not (resume and last_path.is_file()):
+        ckpt = torch.load(cfg.init, map_location=device, weights_only=False)
+        if (ckpt["colours"], ckpt["config"]["size"], ckpt["config"].get("width", 1.0)) != (list(colours), cfg.size, cfg.width):
+            raise ValueError(f"{cfg.init} was trained with other colours, crop size or width")
+        model.load_state_dict(ckpt["model"])
+        log(f"classifier: continuing from {cfg.init} (its epoch {ckpt['epoch']}) with a new schedule")
     if resume and last_path.is_file():
         ckpt = torch.load(last_path, map_location=device, weights_only=False)
         if (ckpt["colours"], ckpt["config"]["size"], ckpt["config"].get("width", 1.0)) != (list(colours), cfg.size, cfg.width):

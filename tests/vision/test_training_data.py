@@ -6,6 +6,7 @@ Everything here runs without torch; the one test that trains needs the training 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -149,6 +150,12 @@ def test_tiny_training_run_exports_a_readable_reader(tmp_path):
     assert len(result["history"]) == 2
     again = train_classifier(crops, val, ["blue", "red"], cfg, tmp_path / "run", resume=True, log=lambda _: None)
     assert len(again["history"]) == 2  # already finished: resume trains nothing more
+    said: list[str] = []
+    more = dataclasses.replace(cfg, epochs=1, init=str(tmp_path / "run" / "best.pt"))
+    cont = train_classifier(crops, val, ["blue", "red"], more, tmp_path / "run2", resume=False, log=said.append)
+    assert len(cont["history"]) == 1 and any("continuing from" in line for line in said)
+    with pytest.raises(ValueError, match="other colours"):
+        train_classifier(crops, val, ["blue", "green"], more, tmp_path / "run3", resume=False, log=lambda _: None)
     export = export_classifier(tmp_path / "run" / "best.pt", tmp_path / "dice-classifier.onnx", 48)
     assert export["max_abs_err_vs_torch"] < 1e-4
     # pair it with the tiny detector to read a frame through the real exported classifier
