@@ -43,7 +43,11 @@ from web.live_bench import (
 pytestmark = pytest.mark.slow
 
 PLAYERS = ["Wanjin", "Saewoon"]
-REVEAL_ATTEMPTS = 6
+# With the committed reader at its 0.8 reporting threshold, about half of the demo's
+# 10-dice reveals are read with every die found and sure (21 of 40 rendered reveals);
+# the rest ask for a re-read, never a wrong verdict. Ten reads make a spurious failure
+# about 1 in 1,500.
+REVEAL_ATTEMPTS = 10
 SETTLE_TIMEOUT_S = 90.0
 
 
