@@ -36,7 +36,7 @@ from vision.detections import CARD_RANKS, CARD_SUITS, Detection
 from vision.synth.card_faces import ALL_CARDS, CardDesign, CardFace, draw_back, draw_face
 from vision.synth.errors import BadSceneConfig, UnknownCardLayout
 from vision.synth.geometry import Camera
-from vision.synth.lighting import Light
+from vision.synth.lighting import Light, sheen
 from vision.synth.tables import TableContext
 
 LAYOUTS: dict[str, float] = {"single": 0.15, "row": 0.3, "spread": 0.17, "fan": 0.2, "pile": 0.18}
@@ -291,15 +291,7 @@ def card_sheen(laid: LaidCards, cam: Camera, light: Light, ctx: TableContext) ->
     """The lamp's reflection on the cards' finish (H, W): zero off the cards."""
     xs, ys = ctx.xs, ctx.ys
     p = np.stack([xs, ys, np.zeros_like(xs)], axis=-1)
-    v = cam.centre.astype(np.float32) - p
-    v /= np.linalg.norm(v, axis=-1, keepdims=True)
-    lv = light.position.astype(np.float32) - p
-    lv /= np.linalg.norm(lv, axis=-1, keepdims=True)
-    hv = v + lv
-    hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
-    shin = laid.design.shininess
-    fres = 0.04 + 0.96 * (1.0 - v[..., 2]) ** 5
-    spec_q = ((shin + 8.0) / 40.0 * np.clip(hv[..., 2], 0, 1) ** shin * 0.6 + fres * 0.8).astype(np.float32)
+    spec_q = sheen(p, cam.centre, light, laid.design.shininess).astype(np.float32)
     h, w = laid.gloss.shape
     q = 4  # the coarse grid of TableContext
     big = cv2.resize(spec_q, (xs.shape[1] * q, xs.shape[0] * q), interpolation=cv2.INTER_LINEAR)[:h, :w]

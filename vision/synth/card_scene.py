@@ -32,13 +32,12 @@ import numpy as np
 from vision.synth import props
 from vision.synth.card_faces import sample_design
 from vision.synth.card_layout import CardOptions, LaidCards, card_sheen, check_options, label_cards, laid_meta, paint_cards, plan_cards
-from vision.synth.colour import linear_to_srgb
 from vision.synth.errors import BadSceneConfig, PlacementFailed
 from vision.synth.geometry import Camera
 from vision.synth.layers import Layer, composite
-from vision.synth.lighting import Light, key_irradiance, sample_light
+from vision.synth.lighting import Light, key_irradiance, sample_light, sheen
 from vision.synth.scene import RESOLUTIONS, SYNTH_VERSION, RenderedScene
-from vision.synth.sensor import develop, soft_blur
+from vision.synth.sensor import finish, soft_blur
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES, TableContext, check_families, make_table
 
 __all__ = ["CardSceneConfig", "CardOptions", "render_card_scene"]
@@ -212,12 +211,7 @@ def _render(rng: np.random.Generator, config: CardSceneConfig) -> RenderedScene 
     occluded = (zbuf < np.inf).astype(np.float32)  # hands in front of the cards
     objects, cards_meta, unlabelled = label_cards(laid, occluded, options)
 
-    if config.camera_effects:
-        image, sensor_meta = develop(rng, img, light.kelvin, light.mode)
-    else:
-        srgb = linear_to_srgb(img * np.float32(0.18 / max(float(img.mean()), 1e-4)))
-        image = np.ascontiguousarray((srgb * 255.0 + 0.5).astype(np.uint8)[..., ::-1])
-        sensor_meta = {}
+    image, sensor_meta = finish(rng, img, light.kelvin, light.mode, config.camera_effects)
     meta = {
         "version": SYNTH_VERSION,
         "scene": "cards",
@@ -257,14 +251,7 @@ def _shade(cam: Camera, ctx: TableContext, table_gloss: float, shininess: float,
     glo = np.zeros((h, w), np.float32)
     if table_gloss > 0.01:
         p = np.concatenate([xy_q, np.zeros(xy_q.shape[:2] + (1,), np.float32)], axis=-1)
-        v = cam.centre.astype(np.float32) - p
-        v /= np.linalg.norm(v, axis=-1, keepdims=True)
-        lv = light.position.astype(np.float32) - p
-        lv /= np.linalg.norm(lv, axis=-1, keepdims=True)
-        hv = v + lv
-        hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
-        fres = 0.04 + 0.96 * (1.0 - v[..., 2]) ** 5
-        gq = table_gloss * ((shininess + 8.0) / 40.0 * np.clip(hv[..., 2], 0, 1) ** shininess * 0.6 + fres * 0.8)
+        gq = table_gloss * sheen(p, cam.centre, light, shininess)
         glo = cv2.resize(gq.astype(np.float32), big, interpolation=cv2.INTER_LINEAR)[:h, :w]
     # On the cards their own finish replaces the table's.
     glo = glo * (1.0 - laid.coverage) + card_sheen(laid, cam, light, ctx)

@@ -95,3 +95,16 @@ def key_irradiance(light: Light, world_xy: np.ndarray) -> np.ndarray:
     d0 = float(np.linalg.norm(light.position - light.centre))
     return ((d[..., 2] / dist) * (d0 / dist) ** 2).astype(np.float32)
 
+
+
+def sheen(points: np.ndarray, camera_centre: np.ndarray, light: Light, shininess: float) -> np.ndarray:
+    """Specular reflection of the lamp (Blinn-Phong lobe plus Schlick's Fresnel) at world
+    ``points`` (..., 3) on a horizontal surface, before scaling by the surface's gloss."""
+    v = camera_centre.astype(np.float32) - points
+    v /= np.linalg.norm(v, axis=-1, keepdims=True)
+    lv = light.position.astype(np.float32) - points
+    lv /= np.linalg.norm(lv, axis=-1, keepdims=True)
+    hv = v + lv
+    hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
+    fres = 0.04 + 0.96 * (1.0 - v[..., 2]) ** 5
+    return (shininess + 8.0) / 40.0 * np.clip(hv[..., 2], 0, 1) ** shininess * 0.6 + fres * 0.8

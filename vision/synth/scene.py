@@ -38,15 +38,15 @@ from vision.detections import Detection
 from vision.synth import props
 from vision.synth.card_faces import sample_design
 from vision.synth.card_layout import CardOptions, LaidCards, card_sheen, check_options, label_cards, laid_meta, paint_cards, plan_cards
-from vision.synth.colour import linear_to_srgb, srgb_to_linear
+from vision.synth.colour import srgb_to_linear
 from vision.synth.designs import BODY_COLOURS, DESIGNS, body_rgb, design
 from vision.synth.dice import DiePose, Material, render_die, up_rotation
 from vision.synth.errors import BadSceneConfig, PlacementFailed, UnknownColour
 from vision.synth.faces import make_atlas
 from vision.synth.geometry import Camera, convex_hull, rotation_axis, rotation_z, squares_overlap
 from vision.synth.layers import Layer, composite, render_polygons
-from vision.synth.lighting import Light, key_irradiance, sample_light
-from vision.synth.sensor import develop, soft_blur
+from vision.synth.lighting import Light, key_irradiance, sample_light, sheen
+from vision.synth.sensor import finish, soft_blur
 from vision.synth.sets import DieSpec, random_dice
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES, Table, TableContext, check_families, make_table
 
@@ -539,15 +539,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
     gl = table.gloss if tray_mask is None else 0.5 * (table.gloss + (outside.gloss if outside else 0.0))
     if gl > 0.01:
         p = np.concatenate([xy_q, np.zeros(xy_q.shape[:2] + (1,), np.float32)], axis=-1)
-        v = cam.centre.astype(np.float32) - p
-        v /= np.linalg.norm(v, axis=-1, keepdims=True)
-        lv = light.position.astype(np.float32) - p
-        lv /= np.linalg.norm(lv, axis=-1, keepdims=True)
-        hv = v + lv
-        hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
-        shin = table.shininess
-        fres = 0.04 + 0.96 * (1.0 - v[..., 2]) ** 5
-        gloss_q = gl * ((shin + 8.0) / 40.0 * np.clip(hv[..., 2], 0, 1) ** shin * 0.6 + fres * 0.8)
+        gloss_q = gl * sheen(p, cam.centre, light, table.shininess)
     big = (ctx.xs.shape[1] * q, ctx.xs.shape[0] * q)
     irr = cv2.resize(irr_q, big, interpolation=cv2.INTER_LINEAR)[:h, :w]
     glo = cv2.resize(gloss_q.astype(np.float32), big, interpolation=cv2.INTER_LINEAR)[:h, :w]
@@ -652,12 +644,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         objects += card_objects
         unlabelled += card_unlabelled
 
-    if config.camera_effects:
-        image, sensor_meta = develop(rng, img, light.kelvin, light.mode)
-    else:
-        srgb = linear_to_srgb(img * np.float32(0.18 / max(float(img.mean()), 1e-4)))
-        image = np.ascontiguousarray((srgb * 255.0 + 0.5).astype(np.uint8)[..., ::-1])
-        sensor_meta = {}
+    image, sensor_meta = finish(rng, img, light.kelvin, light.mode, config.camera_effects)
 
     meta = {
         "version": SYNTH_VERSION,

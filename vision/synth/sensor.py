@@ -129,3 +129,12 @@ def develop(rng: np.random.Generator, scene: np.ndarray, kelvin: float, mode: st
         bgr = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     meta["jpeg_quality"] = quality
     return bgr, meta
+
+
+def finish(rng: np.random.Generator, scene: np.ndarray, kelvin: float, mode: str, camera_effects: bool) -> tuple[np.ndarray, dict]:
+    """:func:`develop` the scene like a webcam, or (``camera_effects=False``) only expose
+    it to a mid-grey mean and convert to 8-bit BGR, with no random draw."""
+    if camera_effects:
+        return develop(rng, scene, kelvin, mode)
+    srgb = linear_to_srgb(scene * np.float32(0.18 / max(float(scene.mean()), 1e-4)))
+    return np.ascontiguousarray((srgb * 255.0 + 0.5).astype(np.uint8)[..., ::-1]), {}
