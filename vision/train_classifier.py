@@ -248,17 +248,19 @@ def train_classifier(
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     start_epoch, best, history = 0, -1.0, []
-    if cfg.init and not (resume and last_path.is_file()):
-        ckpt = torch.load(cfg.init, map_location=device, weights_only=False)
+
+    def load_compatible(path: Path | str) -> dict[str, Any]:
+        ckpt = torch.load(path, map_location=device, weights_only=False)
         if (ckpt["colours"], ckpt["config"]["size"], ckpt["config"].get("width", 1.0)) != (list(colours), cfg.size, cfg.width):
-            raise ValueError(f"{cfg.init} was trained with other colours, crop size or width")
+            raise ValueError(f"{path} was trained with other colours, crop size or width; start a fresh run")
         model.load_state_dict(ckpt["model"])
+        return ckpt
+
+    if cfg.init and not (resume and last_path.is_file()):
+        ckpt = load_compatible(cfg.init)
         log(f"classifier: continuing from {cfg.init} (its epoch {ckpt['epoch']}) with a new schedule")
     if resume and last_path.is_file():
-        ckpt = torch.load(last_path, map_location=device, weights_only=False)
-        if (ckpt["colours"], ckpt["config"]["size"], ckpt["config"].get("width", 1.0)) != (list(colours), cfg.size, cfg.width):
-            raise ValueError(f"{last_path} was trained with other colours, crop size or width; start a fresh run")
-        model.load_state_dict(ckpt["model"])
+        ckpt = load_compatible(last_path)
         opt.load_state_dict(ckpt["optimizer"])
         sched.load_state_dict(ckpt["scheduler"])
         start_epoch, best, history = ckpt["epoch"] + 1, ckpt["best"], ckpt["history"]
