@@ -5,6 +5,10 @@ For each frame size (640x480 and 1280x720 by default) it times the whole reader
 when Ultralytics is importable and ``models/dice-detector.pt`` exists, the same detector
 weights through Ultralytics' PyTorch ``predict`` in the same process, with the ratio.
 Frames are cut from real photos (the dice-tray test images by default).
+
+When the card model is loaded it also times a Doubt-and-dice table: 1280x720 frames
+rendered by the synthesiser with 20 dice and 3 face-up cards (the card brief's target,
+30 ms median), the whole read and the card stages alone.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=PRECISIONS, default=None,
                         help="OpenVINO precision (default: both its automatic choice and f32)")
     parser.add_argument("--no-ultralytics", action="store_true", help="skip the PyTorch comparison")
+    parser.add_argument("--no-cards", action="store_true", help="skip the 20 dice + 3 cards frame")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the numbers here")
 
 
@@ -129,6 +134,28 @@ def grid_boxes(width: int, height: int, count: int, side: float) -> np.ndarray:
     return np.array(out, np.float32)
 
 
+def card_table_frames(count: int, width: int = 1280, height: int = 720, dice: int = 20, cards: int = 3, seed: int = 7) -> list[np.ndarray]:
+    """``count`` rendered frames, each with ``dice`` dice and ``cards`` single face-up cards
+    whose indices are visible (scenes where a hand or die hides a card are skipped)."""
+    from vision.synth.card_layout import CardOptions
+    from vision.synth.scene import SceneConfig, render_scene
+    from vision.synth.sets import DieSpec
+    from vision.synth.writer import scene_rng
+
+    designs = ("pips", "liars", "nine-a", "pips-jp")
+    specs = tuple(DieSpec(designs[i % len(designs)]) for i in range(dice))
+    config = SceneConfig(width=width, height=height, dice=specs, occluders=False,
+                         cards=CardOptions(layouts=("single",), groups=(cards, cards)))
+    frames: list[np.ndarray] = []
+    for i in range(count * 20):
+        scene = render_scene(scene_rng(seed, i), config)
+        if len({o.face for o in scene.objects if o.kind == "card"}) == cards:
+            frames.append(scene.image)
+            if len(frames) == count:
+                break
+    return frames
+
+
 def ultralytics_predictor(weights: Path, imgsz: int, conf: float, iou: float, threads: int) -> Callable[[np.ndarray], Any] | None:
     if importlib.util.find_spec("ultralytics") is None or not weights.is_file():
         return None
@@ -205,6 +232,23 @@ def run(args: argparse.Namespace) -> int:
         if ultra is not None:
             u = row["ultralytics_predict"]
             print(f"  ultralytics predict       median {u['median_ms']:6.1f} ms  p90 {u['p90_ms']:6.1f} ms   (detector only, PyTorch)")
+    if some.cards is not None and not args.no_cards:
+        frames = card_table_frames(args.frames)
+        row = {"frames": len(frames), "dice": 20, "cards": 3}
+        fns = {}
+        for b, reader in readers.items():
+            fns[b] = reader.read
+            fns[b + "_cards_only"] = lambda f, r=reader: r.cards.read_indices(f)
+        row.update(timed(fns, frames, args.runs, args.warmup))
+        read = [some.read(f) for f in frames]
+        row["read_per_frame"] = {"dice": float(np.mean([len(r.dice()) for r in read])),
+                                 "cards": float(np.mean([len(r.cards()) for r in read]))}
+        results["sizes"]["1280x720_20_dice_3_cards"] = row
+        print(f"1280x720 with 20 dice and 3 cards: {len(frames)} rendered frames "
+              f"(read {row['read_per_frame']['dice']:.1f} dice and {row['read_per_frame']['cards']:.1f} cards per frame)")
+        for b in readers:
+            r, c = row[b], row[b + "_cards_only"]
+            print(f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms   (card stages alone {c['median_ms']:.1f} ms)")
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0

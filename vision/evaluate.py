@@ -3,6 +3,9 @@
 DATASET is a synthetic set (``annotations.jsonl``) or a YOLO set (``images/`` +
 ``labels/``, class 0..5 = faces 1..6), e.g. the real dice tray with ``--split test``.
 Prints a readable report and writes ``metrics.json`` and ``confusion.png`` to ``--out``.
+A set with playing cards (``tableref synth --cards`` or ``--mixed``) is also scored for
+cards when the card model is loaded: corner-index detection, rank and suit accuracy, the
+look-alike rank pairs, and ``card-rank-confusion.png`` / ``card-suit-confusion.png``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
+from vision.card_reader import merge_corners
+from vision.card_scoring import CardMetrics, score_cards
 from vision.confusion_plot import save_confusion
 from vision.datasets import DatasetError, LabelledImage, load_dataset
 from vision.detections import Detection
@@ -35,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="where metrics.json and confusion.png go (default: runs/eval/<dataset>[-<split>])")
     parser.add_argument("--threshold", type=float, default=None, help="reporting threshold (default: the model's)")
+    parser.add_argument("--card-threshold", type=float, default=None, help="card reporting threshold (default: the card model's)")
     parser.add_argument("--iou", type=float, default=0.5, help="IoU needed to match a die (default 0.5)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
     parser.add_argument("--precision", choices=PRECISIONS, default="auto",
@@ -45,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 Pairs = list[tuple[tuple[Detection, ...], tuple[Detection, ...]]]
+CardTriples = list[tuple[tuple[Detection, ...], tuple[Detection, ...], tuple[Detection, ...]]]
 
 
 def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection, ...]) -> tuple[Detection, ...]:
@@ -58,11 +65,17 @@ def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection
         f = int(fp.argmax())
         colour = colours[int(cp.argmax())] if colours and len(cp) == len(colours) else None
         out.append(Detection("die", faces[f], colour, d.box, float(fp[f]), bool(fp[f] < reader.threshold)))
+    if reader.cards is not None:
+        cards = np.array([o.box for o in truth if o.kind == "card"], np.float32).reshape(-1, 4)
+        out.extend(reader.cards.label(cards, *reader.cards.classify(image, cards)))
     return tuple(out)
 
 
-def predict(reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False) -> tuple[Pairs, list[float], list[str]]:
-    pairs, times, failures = [], [], []
+def predict(
+    reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False
+) -> tuple[Pairs, CardTriples, list[float], list[str]]:
+    """Per image: (truth, reading) for dice and (truth, card indices, merged cards) for cards."""
+    pairs, cards, times, failures = [], [], [], []
     for item in items:
         try:
             image = read_image(item.path)
@@ -73,12 +86,15 @@ def predict(reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool
             t0 = time.perf_counter()
             objects = classify_boxes(reader, image, item.objects)
             ms = (time.perf_counter() - t0) * 1000
+            indices = tuple(o for o in objects if o.kind == "card")
+            objects = tuple(o for o in objects if o.kind != "card") + merge_corners(indices)
         else:
-            reading = reader.read(image)
+            reading, indices = reader.read_detailed(image)
             objects, ms = reading.objects, reading.ms
         pairs.append((item.objects, objects))
+        cards.append((item.cards(), indices, tuple(o for o in objects if o.kind == "card")))
         times.append(ms)
-    return pairs, times, failures
+    return pairs, cards, times, failures
 
 
 def _pct(v: float | None) -> str:
@@ -102,6 +118,26 @@ def report(name: str, metrics: Metrics, times: list[float]) -> str:
     return "\n".join(lines)
 
 
+def card_report(name: str, cm: CardMetrics) -> str:
+    c, r, s = cm.card, cm.rank, cm.suit
+    conf = None if not c.confident_matched else c.confident_correct / c.confident_matched
+    lines = [
+        f"cards in {name}: {c.gt_dice} labelled corner indices in {cm.scenes} images with cards",
+        f"  detection  recall {_pct(c.recall)} ({c.matched}/{c.gt_dice})   precision {_pct(c.precision)} ({c.matched}/{c.predicted})   IoU >= {c.iou_threshold}",
+        f"  rank       accuracy {_pct(r.face_accuracy_matched)} of matched indices, {_pct(r.face_accuracy_all)} of all",
+        f"  suit       accuracy {_pct(s.face_accuracy_matched)} of matched indices, {_pct(s.face_accuracy_all)} of all",
+        f"  card       rank and suit right {_pct(c.face_accuracy_matched)} of matched indices",
+        f"  uncertain  {c.uncertain} flagged; confident readings right {_pct(conf)} ({c.confident_correct}/{c.confident_matched})",
+        f"  scenes     exact {_pct(cm.scene_exact_rate)} ({cm.scenes_exact}/{cm.scenes}: the merged cards are exactly the cards with a labelled index, all sure)",
+        "  look-alike " + "   ".join(f"{k}: {v}" for k, v in cm.pairs.items()) + "  (matched indices read as the other, both ways)",
+        "  per rank   " + "   ".join(f"{f}: {_pct(st.accuracy)} ({st.correct}/{st.gt})" for f, st in r.per_face),
+        "  per suit   " + "   ".join(f"{f}: {_pct(st.accuracy)} ({st.correct}/{st.gt})" for f, st in s.per_face),
+        "  threshold  " + "   ".join(f"{t}: {_pct(v['confident_accuracy'])} right, {_pct(v['flagged'])} flagged"
+                                   for t, v in cm.sweep.items()) + "  (by the classifier score alone)",
+    ]
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         items = load_dataset(args.dataset, args.split)
@@ -111,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None:
         items = items[: args.limit]
     try:
-        reader = load_reader(args.models, threshold=args.threshold, backend=args.backend, precision=args.precision)
+        reader = load_reader(args.models, threshold=args.threshold, backend=args.backend, precision=args.precision,
+                             card_threshold=args.card_threshold)
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref eval: cannot load the models: {exc}", file=sys.stderr)
         return 2
@@ -119,10 +156,12 @@ def run(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name
     out.mkdir(parents=True, exist_ok=True)
 
-    pairs, times, failures = predict(reader, items, args.gt_boxes)
+    pairs, card_items, times, failures = predict(reader, items, args.gt_boxes)
     for f in failures:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
     metrics = score(pairs, args.iou)
+    has_cards = any(item.cards() for item in items)
+    card_metrics = score_cards(card_items, args.iou) if has_cards and reader.cards is not None else None
     doc: dict[str, Any] = {
         "dataset": str(args.dataset),
         "split": args.split,
@@ -131,9 +170,24 @@ def run(args: argparse.Namespace) -> int:
         "unreadable_images": failures,
         "ms": {"median": float(np.median(times)), "p90": float(np.percentile(times, 90))} if times else None,
         **metrics.to_json(),
+        "cards": None if card_metrics is None else card_metrics.to_json(),
     }
     (out / "metrics.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    save_confusion(metrics.confusion, out / "confusion.png", f"{name}: face confusion (rows: truth, cols: read)")
-    print(report(name, metrics, times))
-    print(f"wrote {out / 'metrics.json'} and {out / 'confusion.png'}")
+    written = [out / "metrics.json"]
+    if metrics.gt_dice or not has_cards:
+        save_confusion(metrics.confusion, out / "confusion.png", f"{name}: face confusion (rows: truth, cols: read)")
+        written.append(out / "confusion.png")
+        print(report(name, metrics, times))
+    elif metrics.predicted:
+        print(f"dice in {name}: none labelled, {metrics.predicted} read (false detections)")
+    if card_metrics is not None:
+        save_confusion(card_metrics.rank.confusion, out / "card-rank-confusion.png", f"{name}: card rank confusion (rows: truth, cols: read)")
+        save_confusion(card_metrics.suit.confusion, out / "card-suit-confusion.png", f"{name}: card suit confusion (rows: truth, cols: read)")
+        written += [out / "card-rank-confusion.png", out / "card-suit-confusion.png"]
+        print(card_report(name, card_metrics))
+    elif has_cards:
+        print(f"tableref eval: {name} has playing cards but no card model is loaded (models/card-reader.json); cards not scored")
+    if times and not (metrics.gt_dice or not has_cards):
+        print(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms (dice and cards)")
+    print("wrote " + ", ".join(str(p) for p in written))
     return 1 if failures else 0

@@ -25,6 +25,11 @@ from vision.detections import DIE_FACES
 MANIFEST_NAME = "dice-reader.json"
 DETECTOR_NAME = "dice-detector.onnx"
 CLASSIFIER_NAME = "dice-classifier.onnx"
+# The card reader has the same two-stage shape: a corner-index detector, then a classifier
+# whose two heads are the rank (``faces``) and the suit (``colours``).
+CARD_MANIFEST_NAME = "card-reader.json"
+CARD_DETECTOR_NAME = "card-detector.onnx"
+CARD_CLASSIFIER_NAME = "card-classifier.onnx"
 FORMAT = 1
 
 

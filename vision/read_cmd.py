@@ -1,4 +1,4 @@
-"""``tableref read [--json] [--threshold T] [--models DIR] IMAGE...``: read the dice in photos.
+"""``tableref read [--json] [--threshold T] [--models DIR] IMAGE...``: read the dice and cards in photos.
 
 The models are loaded once. With ``--json`` each image prints one JSON line exactly as
 docs/read-json.md specifies; otherwise a short readable summary. An image that cannot be
@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per image (JSON Lines)")
     parser.add_argument("--threshold", type=float, default=None,
                         help="face confidence below which a die is flagged uncertain (default: the model's)")
+    parser.add_argument("--card-threshold", type=float, default=None,
+                        help="rank x suit confidence below which a card is flagged uncertain (default: the card model's)")
+    parser.add_argument("--no-cards", action="store_true", help="read dice only, even when the card model is there")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
     parser.add_argument("--precision", choices=PRECISIONS, default="auto",
@@ -45,11 +48,18 @@ def summary(name: str, reading: Reading) -> str:
         head += " - " + ", ".join(f"{counts[f]} x {f}" for f in order)
     if unsure:
         head += f" ({unsure} uncertain)"
+    cards = reading.cards()
+    if cards:
+        unsure_cards = sum(c.uncertain for c in cards)
+        head += f"; {len(cards)} cards - " + ", ".join(c.face + ("?" if c.uncertain else "") for c in cards)
+        if unsure_cards:
+            head += f" ({unsure_cards} uncertain)"
     lines = [head]
-    for d in dice:
+    for d in (*dice, *cards):
         box = ",".join(f"{v:.0f}" for v in d.box)
         flag = "  ? uncertain" if d.uncertain else ""
-        lines.append(f"  {d.face:>5}  {d.colour or '-':<7} score {d.score:.2f}  box [{box}]{flag}")
+        what = d.colour or "-" if d.kind == "die" else "card"
+        lines.append(f"  {d.face:>5}  {what:<7} score {d.score:.2f}  box [{box}]{flag}")
     return "\n".join(lines)
 
 
@@ -83,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     _utf8(sys.stdout)
     try:
         reader = load_reader(args.models, threshold=args.threshold, backend=args.backend, threads=args.threads,
-                             precision=args.precision)
+                             precision=args.precision, cards=not args.no_cards, card_threshold=args.card_threshold)
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref read: cannot load the models: {exc}", file=sys.stderr)
         return 2

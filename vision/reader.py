@@ -2,7 +2,8 @@
 
 Two ONNX models, run without torch: a single-class die detector on the letterboxed
 frame, then one batched call of the face/colour classifier on square crops cut from
-the full-resolution frame.
+the full-resolution frame. When ``models/card-reader.json`` is present, the same pass
+also reads playing cards (:mod:`vision.card_reader`).
 
     reader = load_reader()                 # models/ beside the package
     reading = reader.read(cv2.imread("table.jpg"))
@@ -24,25 +25,24 @@ import cv2
 import numpy as np
 
 from vision.backends import Model, default_threads, load_model
-from vision.boxes import letterbox, letterbox_shape, nms, xywh_to_xyxy
-from vision.crops import crop_batch
+from vision.card_reader import CardReader, merge_corners
 from vision.detections import Detection, Reading
-from vision.manifest import MANIFEST_NAME, ManifestError, ReaderManifest, sha256_of
+from vision.manifest import (
+    CARD_MANIFEST_NAME,
+    MANIFEST_NAME,
+    ManifestError,
+    ReaderManifest,
+    sha256_of,
+)
+from vision.stages import MIN_BOX_SIDE, BoxesFound, classify_crops, detect_boxes, prepare_detector
+
+__all__ = ["MIN_BOX_SIDE", "BoxesFound", "DiceReader", "InvalidImage", "as_bgr", "load_pair", "load_reader"]
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
-MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
 
 
 class InvalidImage(ValueError):
     """The array handed to the reader is not an 8-bit image."""
-
-
-@dataclass(frozen=True)
-class BoxesFound:
-    """Detector output for one frame, in original-image pixels."""
-
-    boxes: np.ndarray  # (N, 4) float32 x1 y1 x2 y2
-    scores: np.ndarray  # (N,) float32
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:
@@ -65,7 +65,7 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
 
 
 class DiceReader:
-    """Reads dice from BGR frames. Build it with :func:`load_reader`."""
+    """Reads dice (and, with a card model, playing cards) from BGR frames. Build it with :func:`load_reader`."""
 
     def __init__(
         self,
@@ -75,8 +75,10 @@ class DiceReader:
         threshold: float | None = None,
         model_dir: Path | None = None,
         threads: int | None = None,
+        cards: CardReader | None = None,
     ) -> None:
         self.manifest = manifest
+        self.cards = cards
         self.detector = detector
         self.classifier = classifier
         self.threshold = manifest.threshold if threshold is None else float(threshold)
@@ -101,53 +103,37 @@ class DiceReader:
             "threshold": self.threshold,
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
             "trained": self.manifest.training.get("created"),
+            "cards": None if self.cards is None else self.cards.info,
         }
 
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
-        spec = self.manifest.detector
-        lb = letterbox(image, spec.imgsz, spec.stride)
-        x = cv2.dnn.blobFromImage(lb.image, 1 / 255, swapRB=True)  # (1, 3, H, W) RGB float32, as trained
-        pred = self.detector.run(x)[0]
-        pred = pred[0] if pred.ndim == 3 else pred
-        pred = pred.T  # (anchors, 4 + classes)
-        conf = pred[:, 4:].max(axis=1)
-        keep = conf >= spec.conf_threshold
-        if not keep.any():
-            return BoxesFound(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
-        boxes, conf = xywh_to_xyxy(pred[keep, :4]), conf[keep]
-        idx = nms(boxes, conf, spec.iou_threshold, spec.max_det)
-        boxes = lb.to_original(boxes[idx])
-        conf = conf[idx].astype(np.float32)
-        ok = ((boxes[:, 2] - boxes[:, 0]) >= MIN_BOX_SIDE) & ((boxes[:, 3] - boxes[:, 1]) >= MIN_BOX_SIDE)
-        return BoxesFound(boxes[ok], conf[ok])
+        return detect_boxes(self.detector, self.manifest.detector, image)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box, from one batched classifier call."""
-        spec = self.manifest.classifier
-        if len(boxes) == 0:
-            return np.zeros((0, len(spec.faces)), np.float32), np.zeros((0, max(1, len(spec.colours))), np.float32)
-        outputs = self.classifier.run(crop_batch(image, boxes, spec.size, spec.expand))
-        face_p = outputs[0]
-        colour_p = outputs[1] if len(outputs) > 1 else np.zeros((len(boxes), 0), np.float32)
-        if face_p.shape != (len(boxes), len(spec.faces)):
-            raise ManifestError(f"classifier gave face output {face_p.shape}, manifest lists {len(spec.faces)} faces")
-        return face_p, colour_p
+        return classify_crops(self.classifier, self.manifest.classifier, image, boxes)
 
     def prepare(self, height: int, width: int) -> None:
         """Make the backend ready for frames of this size (OpenVINO compiles once per input
         shape, a few hundred ms). :meth:`read` does it itself, outside its timing: it is
         model loading, not per-frame work."""
-        spec = self.manifest.detector
-        prepare = getattr(self.detector, "prepare", None)
-        if prepare is not None:
-            prepare((1, 3, *letterbox_shape(height, width, spec.imgsz, spec.stride)))
+        prepare_detector(self.detector, self.manifest.detector, height, width)
+        if self.cards is not None:
+            self.cards.prepare(height, width)
 
     def read(self, image_bgr: np.ndarray) -> Reading:
-        """Every die in the frame, left to right, with face, colour, box and confidence.
+        """Every die in the frame, left to right, with face, colour, box and confidence; then
+        every playing card (one object per card, its corner indices merged) when a card model
+        is loaded.
 
-        ``ms`` covers letterbox, both networks, crops and post-processing of this frame.
+        ``ms`` covers letterbox, all networks, crops and post-processing of this frame.
         """
+        return self.read_detailed(image_bgr)[0]
+
+    def read_detailed(self, image_bgr: np.ndarray) -> tuple[Reading, tuple[Detection, ...]]:
+        """:meth:`read`, plus the card corner indices as read one by one before merging
+        (what ``tableref eval`` scores against corner-index labels)."""
         start = time.perf_counter()
         image = as_bgr(image_bgr)
         paused = time.perf_counter()
@@ -172,8 +158,12 @@ class DiceReader:
                     uncertain=score < self.threshold or float(found.scores[i]) < sure,
                 )
             )
+        indices: tuple[Detection, ...] = ()
+        if self.cards is not None:
+            indices = self.cards.read_indices(image)
+            objects.extend(merge_corners(indices))
         ms = (time.perf_counter() - start) * 1000.0
-        return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms)
+        return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms), indices
 
 
 def load_reader(
@@ -182,24 +172,41 @@ def load_reader(
     backend: str = "auto",
     threads: int | None = None,
     precision: str = "auto",
+    cards: bool = True,
+    card_threshold: float | None = None,
 ) -> DiceReader:
-    """Load ``dice-reader.json`` and its two ONNX models from ``model_dir`` (default ``models/``).
+    """Load ``dice-reader.json`` and its two ONNX models from ``model_dir`` (default ``models/``),
+    and the card reader (``card-reader.json``) beside them when it is there and ``cards`` is true.
 
-    ``threshold`` overrides the manifest's reporting threshold; ``precision`` is passed to
+    ``threshold`` overrides the manifest's reporting threshold (``card_threshold`` the card
+    reader's); ``precision`` is passed to
     OpenVINO (``"auto"``: bf16 where the CPU has it, else f32; ``"f32"`` forces f32). Raises :class:`ManifestError`
     when the manifest or a model file is missing, or a file does not match its recorded hash.
     """
     model_dir = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
     manifest = ReaderManifest.load(model_dir / MANIFEST_NAME)
+    threads = default_threads() if threads is None else threads
+    detector, classifier = load_pair(model_dir, MANIFEST_NAME, manifest, backend, threads, precision)
+    card_reader = None
+    if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
+        card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
+        card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
+        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold)
+    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader)
+
+
+def load_pair(
+    model_dir: Path, manifest_name: str, manifest: ReaderManifest, backend: str, threads: int, precision: str
+) -> tuple[Model, Model]:
+    """The detector and classifier a manifest names, checked against their recorded hashes."""
     paths = {}
     for name, spec in (("detector", manifest.detector), ("classifier", manifest.classifier)):
         path = model_dir / spec.file
         if not path.is_file():
             raise ManifestError(f"{name} model {path} is missing")
         if spec.sha256 and sha256_of(path) != spec.sha256:
-            raise ManifestError(f"{path} does not match the sha256 recorded in {MANIFEST_NAME}")
+            raise ManifestError(f"{path} does not match the sha256 recorded in {manifest_name}")
         paths[name] = path
-    threads = default_threads() if threads is None else threads
     detector = load_model(paths["detector"], backend, threads, static=True, precision=precision)
     classifier = load_model(paths["classifier"], detector.backend, threads, static=False, precision=precision)
-    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads)
+    return detector, classifier

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from vision.boxes import iou_matrix
-from vision.detections import DIE_FACES, Detection
+from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, Detection
 
 MISSED = "(missed)"  # column: a ground-truth die nothing matched
 EXTRA = "(extra)"  # row: a prediction that matched no ground-truth die
@@ -171,24 +171,25 @@ class Metrics:
         }
 
 
-def _label_order(seen: Iterable[str]) -> tuple[str, ...]:
+def _label_order(seen: Iterable[str], kind: str = "die") -> tuple[str, ...]:
     seen = set(seen)
-    known = [f for f in DIE_FACES if f in seen]
+    known = [f for f in ((*CARD_RANKS, *CARD_SUITS) if kind == "card" else DIE_FACES) if f in seen]
     return tuple(known + sorted(seen - set(known)))
 
 
 def score(
-    pairs: Iterable[tuple[Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5
+    pairs: Iterable[tuple[Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5, kind: str = "die"
 ) -> Metrics:
-    """Score ``(ground_truth, predictions)`` per image; only ``kind == "die"`` objects count."""
+    """Score ``(ground_truth, predictions)`` per image; only objects of ``kind`` count
+    (:mod:`vision.card_scoring` scores cards with it)."""
     per_image = []
     for gt, pred in pairs:
-        g = [o for o in gt if o.kind == "die"]
-        p = [o for o in pred if o.kind == "die"]
+        g = [o for o in gt if o.kind == kind]
+        p = [o for o in pred if o.kind == kind]
         m = greedy_match(np.array([o.box for o in g]), np.array([o.box for o in p]), iou_threshold)
         per_image.append((g, p, m))
 
-    labels = _label_order(o.face for g, p, _ in per_image for o in (*g, *p))
+    labels = _label_order((o.face for g, p, _ in per_image for o in (*g, *p)), kind)
     rows, cols = labels + (EXTRA,), labels + (MISSED,)
     cm = np.zeros((len(rows), len(cols)), dtype=np.int64)
     stats = {f: [0, 0, 0] for f in labels}

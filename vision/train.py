@@ -2,10 +2,14 @@
 
     tableref train --synth data/synth-train --epochs 100 --cls-epochs 30
     tableref train --resume                  # continue both stages where they stopped
+    tableref train --cards --synth data/cards-train --synth data/mixed-train   # the card reader
 
 Writes ``models/dice-detector.onnx``, ``models/dice-classifier.onnx``, the detector's
 PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref bench``) and
-the ``models/dice-reader.json`` manifest. Training runs live under ``runs/`` and resume
+the ``models/dice-reader.json`` manifest. With ``--cards`` it trains the card reader
+instead on the card labels of the synthetic sets (a corner-index detector and a
+rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
+``card-classifier.onnx`` and ``card-reader.json``. Training runs live under ``runs/`` and resume
 from their last checkpoint. The real-tray ``test`` split is never read here.
 
 Needs the training extra (ultralytics, torch, onnx, onnxslim); torch and Ultralytics are
@@ -21,11 +25,16 @@ import platform
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo
+from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES
 from vision.manifest import (
+    CARD_CLASSIFIER_NAME,
+    CARD_DETECTOR_NAME,
+    CARD_MANIFEST_NAME,
     CLASSIFIER_NAME,
     DETECTOR_NAME,
     MANIFEST_NAME,
@@ -53,14 +62,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="use each real training photo K times (its validation share stays single)")
     parser.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX models and manifest go")
     parser.add_argument("--runs", type=Path, default=REPO / "runs", help="checkpoints and logs (resumable)")
+    parser.add_argument("--cards", action="store_true",
+                        help="train the playing-card reader (corner indices: rank + suit) instead of the dice reader")
     parser.add_argument("--stage", choices=STAGES, default="all")
     parser.add_argument("--resume", action="store_true", help="continue each stage from its last checkpoint")
     parser.add_argument("--epochs", type=int, default=100, help="detector epochs")
     parser.add_argument("--cls-epochs", type=int, default=30, help="classifier epochs")
     parser.add_argument("--cls-samples", type=int, default=16000, help="classifier crops drawn per epoch")
-    parser.add_argument("--imgsz", type=int, default=416, help="detector input (long side, px)")
+    parser.add_argument("--imgsz", type=int, help="detector input, long side px (default: 416 dice, 512 cards)")
     parser.add_argument("--width", type=float, default=0.125, help="detector width multiple (0.25 = yolov8n)")
-    parser.add_argument("--crop", type=int, default=48, help="classifier crop side (px)")
+    parser.add_argument("--crop", type=int, help="classifier crop side, px (default: 48 dice, 40 cards)")
     parser.add_argument("--cls-width", type=float, default=1.0, help="classifier width multiple")
     parser.add_argument("--batch", type=int, default=16, help="detector batch size")
     parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
@@ -125,10 +136,38 @@ def hardware(torch_device: str) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class Target:
+    """What a training run produces: the dice reader or the card reader."""
+
+    kind: str  # the Detection kind it learns: "die" or "card"
+    manifest: str
+    detector: str
+    classifier: str
+    faces: tuple[str, ...]  # first classifier head
+    imgsz: int
+    crop: int
+    rotation: float  # classifier augmentation turn, degrees either way
+
+    @property
+    def detector_pt(self) -> str:
+        return self.detector.removesuffix(".onnx") + ".pt"
+
+
+DICE = Target("die", MANIFEST_NAME, DETECTOR_NAME, CLASSIFIER_NAME, DIE_FACES, 416, 48, 30.0)
+# 512 px for cards: a corner index is a median 25 px (5 % under 10 px) in the synthetic
+# frames, 12 px at 416 and 14 px at 512; and any turn, since cards lie at every angle.
+CARDS = Target("card", CARD_MANIFEST_NAME, CARD_DETECTOR_NAME, CARD_CLASSIFIER_NAME, CARD_RANKS, 512, 40, 180.0)
+
+
+def target_of(args: argparse.Namespace) -> Target:
+    return CARDS if getattr(args, "cards", False) else DICE
+
+
 def gather(args: argparse.Namespace) -> list[tuple[str, LabelledImage, bool]]:
     """Every training image as ``(source, image, is_val)``; the split is a stable hash of the name."""
     sets: list[tuple[str, tuple[LabelledImage, ...]]] = []
-    if not args.no_real:
+    if not args.no_real and not getattr(args, "cards", False):  # the real tray has no cards
         sets.append(("real", load_yolo(args.real, "train")))
     for i, d in enumerate(args.synth):
         sets.append((f"synth{i}", load_dataset(d)))
@@ -149,26 +188,33 @@ def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]
         s = per.setdefault(source, {"train_images": 0, "val_images": 0, "train_dice": 0, "val_dice": 0})
         s["val_images" if val else "train_images"] += 1
         s["val_dice" if val else "train_dice"] += len(item.dice())
-    dirs = {"real": None if args.no_real else str(args.real / "images" / "train")}
+        if item.cards():
+            s["val_cards" if val else "train_cards"] = s.get("val_cards" if val else "train_cards", 0) + len(item.cards())
+    real_used = not args.no_real and not getattr(args, "cards", False)
+    dirs = {"real": str(args.real / "images" / "train") if real_used else None}
     dirs.update({f"synth{i}": str(d) for i, d in enumerate(args.synth)})
     return {"sources": dirs, "counts": per, "real_repeat": max(1, getattr(args, "real_repeat", 1)),
             "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
 
 
-def existing_manifest(out: Path) -> ReaderManifest:
-    path = out / MANIFEST_NAME
+def existing_manifest(out: Path, target: Target = DICE) -> ReaderManifest:
+    path = out / target.manifest
     if path.is_file():
         try:
             return ReaderManifest.load(path)
         except ManifestError as exc:
             log(f"ignoring unreadable {path}: {exc}")
+    if target.kind == "card":
+        return ReaderManifest(DetectorSpec(file=target.detector, imgsz=target.imgsz),
+                              ClassifierSpec(file=target.classifier, size=target.crop, faces=CARD_RANKS, colours=CARD_SUITS))
     return ReaderManifest(DetectorSpec(), ClassifierSpec())
 
 
 def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[DetectorSpec, dict[str, Any]]:
     from vision import train_detector as td
 
-    run_dir = args.runs / "detector"
+    target = target_of(args)
+    run_dir = args.runs / ("card-detector" if target.kind == "card" else "detector")
     td.setup_ultralytics(args.runs / "ultralytics-config")
     cfg = DetectorConfig(imgsz=args.imgsz, width=args.width, epochs=args.epochs, batch=args.batch, seed=args.seed,
                          workers=args.workers, device=yolo_device, cache=args.cache,
@@ -179,15 +225,16 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
         if (run_dir / "train").exists():
             shutil.rmtree(run_dir / "train")
         run_dir.mkdir(parents=True, exist_ok=True)
-        counts = td.write_dataset_view(items, run_dir / "data", log)
+        counts = td.write_dataset_view(items, run_dir / "data", log, kind=target.kind)
     result = td.train_detector(cfg, run_dir / "data" / "data.yaml", run_dir, resuming, log)
     args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / DETECTOR_NAME
+    onnx_path = args.out / target.detector
     td.export_detector(Path(result["best"]), onnx_path, args.imgsz)
-    shutil.copyfile(result["best"], args.out / "dice-detector.pt")
-    spec = DetectorSpec(imgsz=args.imgsz, sha256=sha256_of(onnx_path))
+    shutil.copyfile(result["best"], args.out / target.detector_pt)
+    spec = DetectorSpec(file=target.detector, imgsz=args.imgsz, sha256=sha256_of(onnx_path))
     meta = {
-        "architecture": f"YOLOv8 layout, depth {cfg.depth}, width {cfg.width}, 1 class (die)",
+        "architecture": f"YOLOv8 layout, depth {cfg.depth}, width {cfg.width}, 1 class "
+                        f"({'card corner index' if target.kind == 'card' else 'die'})",
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
         "data_view_counts": counts,
         **result,
@@ -198,30 +245,36 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
 def run_classifier(args, items, torch_device: str) -> tuple[ClassifierSpec, dict[str, Any]]:
     from vision import train_classifier as tc
 
-    colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
+    target = target_of(args)
+    if target.kind == "card":
+        colours = list(CARD_SUITS)
+    else:
+        colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
-                           batch=args.cls_batch, lr=args.cls_lr, seed=args.seed,
+                           batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, rotation=target.rotation,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device)
     t0 = time.time()
-    train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log)
-    val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log)
-    log(f"classifier: {len(train)} train crops {tc.face_counts(train)}, {len(val)} val crops, "
-        f"colours {colours} ({time.time() - t0:.1f} s to cut)")
+    train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log, target.kind)
+    val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log, target.kind)
+    log(f"classifier: {len(train)} train crops {tc.face_counts(train, target.faces)}, {len(val)} val crops, "
+        f"{'suits' if target.kind == 'card' else 'colours'} {colours} ({time.time() - t0:.1f} s to cut)")
     if len(train) == 0:
-        raise SystemExit("no labelled dice to train the classifier on")
-    run_dir = args.runs / "classifier"
+        raise SystemExit(f"no labelled {'card indices' if target.kind == 'card' else 'dice'} to train the classifier on")
+    run_dir = args.runs / ("card-classifier" if target.kind == "card" else "classifier")
     if not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
-    result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log)
+    result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log, faces=target.faces)
     args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / CLASSIFIER_NAME
+    onnx_path = args.out / target.classifier
     export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
-    spec = ClassifierSpec(size=cfg.size, expand=cfg.expand, colours=tuple(colours), sha256=sha256_of(onnx_path))
+    spec = ClassifierSpec(file=target.classifier, size=cfg.size, expand=cfg.expand, faces=target.faces,
+                          colours=tuple(colours), sha256=sha256_of(onnx_path))
+    heads = "rank + suit heads" if target.kind == "card" else "face + colour heads"
     meta = {
         "architecture": f"3x3 stem + 3 residual blocks ({'-'.join(str(c) for c in tc.CHANNELS)} channels x width "
-                        f"{cfg.width}, each stride 2), global average pool, dropout 0.2, face + colour heads",
+                        f"{cfg.width}, each stride 2), global average pool, dropout 0.2, {heads}",
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
-        "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train),
+        "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, target.faces),
                   "train_with_colour": int((train.colours != tc.IGNORE).sum())},
         "export": export,
         **result,
@@ -236,9 +289,13 @@ def run(args: argparse.Namespace) -> int:
     except DatasetError as exc:
         print(f"tableref train: {exc}", file=sys.stderr)
         return 2
+    target = target_of(args)
+    args.imgsz = args.imgsz or target.imgsz
+    args.crop = args.crop or target.crop
     torch_device, yolo_device = resolve_device(args.device)
-    log(f"training on {torch_device}; {len(items)} images ({sum(v for *_, v in items)} held out for validation)")
-    manifest = existing_manifest(args.out)
+    log(f"training the {'card' if target.kind == 'card' else 'dice'} reader on {torch_device}; {len(items)} images "
+        f"({sum(v for *_, v in items)} held out for validation)")
+    manifest = existing_manifest(args.out, target)
     det_spec, cls_spec = manifest.detector, manifest.classifier
     sections: dict[str, Any] = {}
     if args.stage in ("all", "detector"):
@@ -256,6 +313,6 @@ def run(args: argparse.Namespace) -> int:
         elif stage in manifest.training:  # trained in an earlier session: keep its record
             training[stage] = manifest.training[stage]
     manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training)
-    manifest.save(args.out / MANIFEST_NAME)
-    log(f"wrote {args.out / MANIFEST_NAME} ({time.time() - started:.0f} s)")
+    manifest.save(args.out / target.manifest)
+    log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
     return 0

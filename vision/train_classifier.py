@@ -1,7 +1,10 @@
 """Stage 2: the up-face + body-colour classifier on die crops (plain torch; training only).
 
 A small residual CNN (about 28 M multiply-adds per 48 px crop) with two heads: the 16
-die faces and the body colours found in the training data. Synthetic crops carry both
+die faces and the body colours found in the training data. The same network reads
+playing-card corner indices (``kind="card"``): the first head is then the rank
+(:data:`CARD_RANKS`), the second the suit (:data:`CARD_SUITS`), and crops turn a full
+circle in augmentation, since a card can lie at any angle to the camera. Synthetic crops carry both
 labels; real-tray crops carry faces 1-6 only, so their colour loss is masked. Crops are
 sampled balanced by face, augmented on the fly (:mod:`vision.augment`), and the run
 checkpoints every epoch so ``--resume`` continues where it stopped.
@@ -25,10 +28,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.augment import augment, context_crop, context_size
+from vision.augment import AugmentConfig, augment, context_crop, context_size
 from vision.crops import square_crop
 from vision.datasets import LabelledImage
-from vision.detections import DIE_FACES
+from vision.detections import CARD_RANKS, DIE_FACES
 
 IGNORE = -100  # torch's cross-entropy ignore_index: "no colour label"
 
@@ -49,6 +52,7 @@ class ClassifierConfig:
     workers: int = 2
     device: str = "cpu"
     init: str | None = None  # a finished run's checkpoint to continue from, with a new schedule
+    rotation: float = 30.0  # augmentation turn either way, degrees (180 for cards)
 
 
 @dataclass
@@ -71,29 +75,32 @@ def collect_crops(
     expand: float,
     context: bool,
     log: Callable[[str], None] = print,
+    kind: str = "die",
 ) -> CropSet:
-    """Cut one crop per labelled die. ``context=True`` keeps the enlarged context crop for augmentation;
+    """Cut one crop per labelled die (or, with ``kind="card"``, per card corner index, labelled
+    rank and suit). ``context=True`` keeps the enlarged context crop for augmentation;
     otherwise the exact runtime crop (for validation)."""
     side = context_size(size) if context else size
     crops, faces, cols, sources = [], [], [], []
     colour_index = {c: i for i, c in enumerate(colours)}
-    face_index = {f: i for i, f in enumerate(DIE_FACES)}
+    face_index = {f: i for i, f in enumerate(CARD_RANKS if kind == "card" else DIE_FACES)}
     skipped = 0
     for source, item in images:
-        dice = item.dice()
-        if not dice:
+        objects = [o for o in item.objects if o.kind == kind]
+        if not objects:
             continue
         img = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if img is None:
             skipped += 1
             continue
-        for d in dice:
-            if d.face not in face_index:
+        for d in objects:
+            face, colour = (d.face[:-1], d.face[-1]) if kind == "card" else (d.face, d.colour)
+            if face not in face_index:
                 continue
             crop = context_crop(img, d.box, size, expand) if context else square_crop(img, d.box, size, expand)
             crops.append(crop)
-            faces.append(face_index[d.face])
-            cols.append(colour_index.get(d.colour, IGNORE) if d.colour is not None else IGNORE)
+            faces.append(face_index[face])
+            cols.append(colour_index.get(colour, IGNORE) if colour is not None else IGNORE)
             sources.append(source)
     if skipped:
         log(f"classifier: skipped {skipped} unreadable images")
@@ -162,12 +169,13 @@ def build_model(n_faces: int, n_colours: int, width: float = 1.0):
     return DiceClassifier()
 
 
-def _dataset(crops: CropSet, size: int, seed: int, epoch: int):
+def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float = 30.0):
     """Augmented views; item ``k`` is crop ``k % n`` drawn at position ``k // n`` of the epoch,
     so every draw gets its own reproducible random view whatever the worker count."""
     import torch
 
     n = len(crops)
+    aug = AugmentConfig(rotation=rotation)
 
     class Augmented(torch.utils.data.Dataset):
         def __len__(self) -> int:
@@ -175,7 +183,7 @@ def _dataset(crops: CropSet, size: int, seed: int, epoch: int):
 
         def __getitem__(self, k: int):
             i, pos = int(k) % n, int(k) // n
-            img = augment(crops.crops[i], np.random.default_rng([seed, epoch, pos, i]), size)
+            img = augment(crops.crops[i], np.random.default_rng([seed, epoch, pos, i]), size, aug)
             x = torch.from_numpy(np.ascontiguousarray(img.transpose(2, 0, 1))).float().div_(255)
             return x, int(crops.faces[i]), int(crops.colours[i])
 
@@ -219,8 +227,10 @@ def train_classifier(
     run_dir: Path,
     resume: bool,
     log: Callable[[str], None] = print,
+    faces: Sequence[str] = DIE_FACES,
 ) -> dict[str, Any]:
-    """Train (or resume) and return a summary; ``run_dir/best.pt`` holds the best weights."""
+    """Train (or resume) and return a summary; ``run_dir/best.pt`` holds the best weights.
+    ``faces`` and ``colours`` name the two heads' classes (ranks and suits for cards)."""
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic cuBLAS on a GPU
     import torch
     from torch import nn
@@ -233,7 +243,7 @@ def train_classifier(
     run_dir.mkdir(parents=True, exist_ok=True)
     last_path, best_path = run_dir / "last.pt", run_dir / "best.pt"
 
-    model = build_model(len(DIE_FACES), len(colours), cfg.width).to(device)
+    model = build_model(len(faces), len(colours), cfg.width).to(device)
     if cfg.device == "cpu":
         model = model.to(memory_format=torch.channels_last)  # about 1.4x faster convolutions on CPU
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -251,8 +261,9 @@ def train_classifier(
 
     def load_compatible(path: Path | str) -> dict[str, Any]:
         ckpt = torch.load(path, map_location=device, weights_only=False)
-        if (ckpt["colours"], ckpt["config"]["size"], ckpt["config"].get("width", 1.0)) != (list(colours), cfg.size, cfg.width):
-            raise ValueError(f"{path} was trained with other colours, crop size or width; start a fresh run")
+        trained = (ckpt["colours"], ckpt.get("faces", list(DIE_FACES)), ckpt["config"]["size"], ckpt["config"].get("width", 1.0))
+        if trained != (list(colours), list(faces), cfg.size, cfg.width):
+            raise ValueError(f"{path} was trained with other classes, crop size or width; start a fresh run")
         model.load_state_dict(ckpt["model"])
         return ckpt
 
@@ -279,7 +290,7 @@ def train_classifier(
         drawn = torch.utils.data.WeightedRandomSampler(weights, cfg.samples_per_epoch, replacement=True, generator=gen)
         sampler = [pos * len(train) + int(i) for pos, i in enumerate(drawn)]
         loader = torch.utils.data.DataLoader(
-            _dataset(train, cfg.size, cfg.seed, epoch),
+            _dataset(train, cfg.size, cfg.seed, epoch, cfg.rotation),
             batch_size=cfg.batch,
             sampler=sampler,
             num_workers=cfg.workers,
@@ -315,7 +326,7 @@ def train_classifier(
             "best": max(best, score),
             "history": history,
             "colours": list(colours),
-            "faces": list(DIE_FACES),
+            "faces": list(faces),
             "config": asdict(cfg),
         }
         if score > best:
@@ -374,6 +385,6 @@ def export_classifier(checkpoint: Path, out: Path, size: int) -> dict[str, Any]:
     return {"epoch": int(ckpt["epoch"]), "max_abs_err_vs_torch": err, "history_best": ckpt["best"]}
 
 
-def face_counts(crops: CropSet) -> dict[str, int]:
+def face_counts(crops: CropSet, faces: Sequence[str] = DIE_FACES) -> dict[str, int]:
     c = Counter(crops.faces.tolist())
-    return {DIE_FACES[k]: int(v) for k, v in sorted(c.items())}
+    return {faces[k]: int(v) for k, v in sorted(c.items())}

@@ -75,10 +75,15 @@ def _any_ttf() -> Path | None:
 
 
 def write_dataset_view(
-    items: Sequence[tuple[str, LabelledImage, bool]], root: Path, log: Callable[[str], None] = print
+    items: Sequence[tuple[str, LabelledImage, bool]],
+    root: Path,
+    log: Callable[[str], None] = print,
+    kind: str = "die",
 ) -> dict[str, Any]:
     """Lay ``(source, image, is_val)`` out as ``root/images/{train,val}`` symlinks plus
-    single-class YOLO labels, and write ``root/data.yaml``."""
+    single-class YOLO labels of the objects of ``kind`` ("die", or "card" for card corner
+    indices; other objects in the image are left unlabelled, i.e. background), and write
+    ``root/data.yaml``."""
     if root.exists():
         shutil.rmtree(root)
     counts = {"train": 0, "val": 0, "train_dice": 0, "val_dice": 0}
@@ -94,7 +99,7 @@ def write_dataset_view(
             name = f"{name}__{seen[name]}"
         (root / "images" / split / (name + item.path.suffix.lower())).symlink_to(item.path.resolve())
         lines = []
-        for d in item.dice():
+        for d in (o for o in item.objects if o.kind == kind):
             x1, y1, x2, y2 = d.box
             x1, x2 = max(0.0, x1), min(float(item.width), x2)
             y1, y2 = max(0.0, y1), min(float(item.height), y2)
@@ -109,7 +114,7 @@ def write_dataset_view(
     if counts["val"] == 0:
         raise ValueError("the detector needs at least one validation image (raise --val-fraction)")
     (root / "data.yaml").write_text(
-        f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: die\n", encoding="utf-8"
+        f"path: {root.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: {kind}\n", encoding="utf-8"
     )
     log(f"detector data: {counts}")
     return counts

@@ -119,9 +119,19 @@ def parse_reading(raw: Any, game: str) -> ParsedReading:
     return ParsedReading(tuple(parse_object(o, game, i) for i, o in enumerate(objects)), sizes[0], sizes[1])
 
 
-def from_reading(reading: Reading) -> ParsedReading:
-    """A camera :class:`~vision.detections.Reading` in the stored shape."""
-    return ParsedReading(tuple(o.to_json() for o in reading.objects), int(reading.width), int(reading.height))
+def from_reading(reading: Reading, game: str | None = None) -> ParsedReading:
+    """A camera :class:`~vision.detections.Reading` in the stored shape; with ``game``, only the
+    objects that game is played with (the camera reads dice and cards alike, and a deck or a
+    die lying beside another game is not part of its reveal).
+
+    >>> from vision.detections import Detection
+    >>> r = Reading((Detection("die", "3", "red", (0, 0, 9, 9), 0.9), Detection("card", "QS", None, (20, 0, 30, 20), 0.9)))
+    >>> [o["face"] for o in from_reading(r, "doubt").objects], len(from_reading(r).objects)
+    (['QS'], 2)
+    """
+    kind = object_kind(game) if game is not None else None
+    objects = tuple(o.to_json() for o in reading.objects if kind is None or o.kind == kind)
+    return ParsedReading(objects, int(reading.width), int(reading.height))
 
 
 def reading_event(game: str, event_type: str, objects: Sequence[Mapping[str, Any]]) -> JSON:

@@ -339,7 +339,7 @@ class TableSession:
             online = bool(status.get("online"))
             raise NoSettledReading(camera="camera online" if online else "camera offline",
                                    camera_ja="カメラはオンライン" if online else "カメラはオフライン")
-        return from_reading(settled.reading), settled.jpeg, "camera"
+        return from_reading(settled.reading, self.record.game), settled.jpeg, "camera"
 
     def _judge(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State]:
         raw = reading_event(self.record.game, event_type, objects)

@@ -201,3 +201,48 @@ def test_train_cli_gathers_real_train_split_and_synth(tmp_path):
     r = recipe(args, items)
     assert sum(c["train_images"] + c["val_images"] for c in r["counts"].values()) == 4
     assert args.device == "auto" and args.stage == "all" and not args.resume
+
+
+def make_card_images(tmp_path: Path) -> list[tuple[str, LabelledImage, bool]]:
+    img, box = smooth_scene()
+    path = tmp_path / "cards.jpg"
+    cv2.imwrite(str(path), img)
+    objects = (
+        Detection("card", "10H", None, box, 1.0),
+        Detection("card", "QS", None, (10, 10, 20, 30), 1.0),
+        Detection("die", "3", "red", (100, 80, 120, 100), 1.0),
+    )
+    return [("synth0", LabelledImage(path, objects, 160, 120), False), ("synth0", LabelledImage(path, objects[2:], 160, 120), True)]
+
+
+def test_dataset_view_of_cards_labels_only_card_indices(tmp_path):
+    counts = write_dataset_view(make_card_images(tmp_path), tmp_path / "view", log=lambda _: None, kind="card")
+    assert counts["train_dice"] == 2 and counts["val_dice"] == 0  # the die is background for the card detector
+    assert "names:\n  0: card" in (tmp_path / "view" / "data.yaml").read_text()
+
+
+def test_collect_crops_of_cards_labels_rank_and_suit(tmp_path):
+    from vision.detections import CARD_RANKS, CARD_SUITS
+
+    items = [(s, it) for s, it, _ in make_card_images(tmp_path)]
+    crops = collect_crops(items, list(CARD_SUITS), 40, 1.25, context=False, log=lambda _: None, kind="card")
+    assert len(crops) == 2 and crops.crops.shape == (2, 40, 40, 3)
+    assert [CARD_RANKS[f] for f in crops.faces] == ["10", "Q"]
+    assert [CARD_SUITS[c] for c in crops.colours] == ["H", "S"]
+    assert face_counts(crops, CARD_RANKS) == {"10": 1, "Q": 1}
+
+
+def test_card_target_defaults(tmp_path):
+    import argparse
+
+    from vision.train import CARDS, DICE, add_arguments, gather, target_of
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--cards", "--synth", str(tmp_path)])
+    assert target_of(args) is CARDS and target_of(parser.parse_args([])) is DICE
+    assert (CARDS.imgsz, CARDS.crop, CARDS.rotation, CARDS.detector_pt) == (512, 40, 180.0, "card-detector.pt")
+    (tmp_path / "annotations.jsonl").write_text(json.dumps(
+        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "card", "face": "AS", "box": [0, 0, 5, 5]}]}) + "\n")
+    items = gather(args)  # no real tray photos for cards, even though --no-real was not given
+    assert [source for source, *_ in items] == ["synth0"]

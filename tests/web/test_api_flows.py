@@ -284,3 +284,23 @@ def test_reread_never_takes_the_camera_reading_it_already_judged(tables: Tables,
     camera.settle(faces(*TEN))
     out = tables.reveal(tid, path="reread")
     assert out["status"] == "verdict" and tables.view(tid)["seq"] == 4
+
+
+def test_camera_reveal_takes_only_the_games_objects(tables: Tables, camera: object) -> None:
+    from web_support import ScriptedCamera
+
+    assert isinstance(camera, ScriptedCamera)
+    tid = tables.create("doubt", ["Wanjin", "Saewoon", "Mina"])
+    tables.act(tid, {"type": "deal", "dealer": "Mina"})
+    tables.act(tid, {"type": "play", "player": "Wanjin", "count": 2, "rank": "A"})
+    tables.act(tid, {"type": "challenge", "player": "Saewoon"})
+    time.sleep(0.01)
+    # The camera reads the two revealed cards and, beside them, a die nobody is playing with.
+    camera.settle([{"face": "AH", "kind": "card"}, {"face": "5", "colour": "red"}, {"face": "AS", "kind": "card"}])
+    out = tables.reveal(tid)
+    assert out["status"] == "verdict" and out["reading"]["source"] == "camera"
+    assert [o["face"] for o in out["reading"]["objects"]] == ["AH", "AS"]
+    assert out["verdict"]["round"]["liar"] is False
+    time.sleep(0.01)
+    camera.settle([{"face": "AH", "kind": "card"}, {"face": "AS", "kind": "card", "uncertain": True}])
+    assert tables.reveal(tid, path="reread")["status"] == "reread"  # an unsure card is never taken

@@ -1,0 +1,142 @@
+"""The card half of the reader: corner indices, rank and suit, uncertainty, merging a card's corners."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.vision import tiny_card_reader as tc
+from tests.vision import tiny_reader as tiny
+from vision.card_reader import CardReader, merge_corners
+from vision.detections import CARD_RANKS, Detection
+from vision.manifest import ClassifierSpec, ManifestError
+from vision.reader import DiceReader, load_reader
+
+
+def frame() -> np.ndarray:
+    return tc.paint(tiny.scene())
+
+
+def test_indices_read_rank_and_suit_one_by_one():
+    indices = tc.fake_card_reader().read_indices(frame())
+    assert [d.face for d in indices] == ["7S", "QH", "QH", "KD"]
+    assert all(d.kind == "card" and d.colour is None for d in indices)
+    assert [d.uncertain for d in indices] == [False, False, False, True]  # the near tie
+    assert indices[1].score == pytest.approx(1.0, abs=1e-6)
+    assert indices[3].score < 0.6  # rank and suit each about 1/3 sure
+    np.testing.assert_allclose(indices[0].box, (40, 400, 52, 424), atol=0.6)
+
+
+def test_unsure_box_is_uncertain_even_when_the_reading_is_clear():
+    reader = tc.fake_card_reader()
+    boxes = np.array([[0, 0, 10, 20]], np.float32)
+    rank_p = np.eye(len(CARD_RANKS), dtype=np.float32)[:1]
+    suit_p = np.array([[1, 0, 0, 0]], np.float32)
+    (sure,) = reader.label(boxes, rank_p, suit_p, np.array([0.9], np.float32))
+    (unsure,) = reader.label(boxes, rank_p, suit_p, np.array([0.3], np.float32))
+    assert sure.face == unsure.face == "AS"
+    assert not sure.uncertain and unsure.uncertain
+
+
+def test_a_reader_with_cards_lists_dice_then_merged_cards():
+    reader = DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier(), cards=tc.fake_card_reader())
+    reading, indices = reader.read_detailed(frame())
+    dice_only = DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier()).read(frame())
+    assert reading.dice() == dice_only.objects and len(dice_only.objects) == 4
+    cards = reading.cards()
+    assert [c.face for c in cards] == ["7S", "QH", "KD"]
+    qh = cards[1]
+    assert qh.box == pytest.approx((400, 60, 482, 184), abs=0.6)  # both corners' union
+    assert not qh.uncertain and cards[2].uncertain
+    assert len(indices) == 4
+    assert reader.read(frame()).objects == reading.objects
+    assert reader.info["cards"]["threshold"] == 0.6
+
+
+def test_card_threshold_override():
+    lenient = tc.fake_card_reader(threshold=0.05)
+    assert not any(d.uncertain for d in lenient.read_indices(frame()))
+    with pytest.raises(ValueError):
+        tc.fake_card_reader(threshold=1.5)
+
+
+def test_card_manifest_must_name_ranks_and_suits():
+    m = tc.manifest()
+    bad = type(m)(m.detector, ClassifierSpec(file="x.onnx", faces=("1", "2"), colours=("S",)), m.threshold)
+    with pytest.raises(ManifestError, match="ranks"):
+        CardReader(bad, tc.FakeCardDetector(), tc.FakeCardClassifier())
+
+
+def _d(face: str, x: float, y: float = 0.0, score: float = 0.99, uncertain: bool = False) -> Detection:
+    return Detection("card", face, None, (x, y, x + 10, y + 20), score, uncertain)
+
+
+def test_merge_joins_corners_of_one_card_and_keeps_others_apart():
+    cards = merge_corners((_d("QH", 0), _d("QH", 100, 50), _d("QS", 30)))
+    assert [(c.face, c.box) for c in cards] == [("QS", (30, 0, 40, 20)), ("QH", (0, 0, 110, 70))]
+
+
+def test_merge_one_sure_corner_makes_the_card_sure():
+    (card,) = merge_corners((_d("9D", 0, score=0.5, uncertain=True), _d("9D", 60, score=0.97)))
+    assert not card.uncertain and card.score == 0.97
+    (both_unsure,) = merge_corners((_d("9D", 0, score=0.5, uncertain=True), _d("9D", 60, score=0.4, uncertain=True)))
+    assert both_unsure.uncertain
+
+
+def test_merge_flags_one_card_seen_twice_far_apart():
+    cards = merge_corners((_d("AS", 0), _d("AS", 1000), _d("2C", 500)))
+    assert [(c.face, c.uncertain) for c in cards] == [("AS", True), ("2C", False), ("AS", True)]
+
+
+def test_merge_chains_three_corners_and_nothing_in_nothing_out():
+    assert merge_corners(()) == ()
+    (card,) = merge_corners((_d("5C", 0), _d("5C", 400), _d("5C", 200)))  # 0-200-400 linked through the middle
+    assert card.box == (0, 0, 410, 20)
+
+
+def test_load_reader_picks_up_the_card_models(tmp_path):
+    pytest.importorskip("onnx")
+    tiny.build_onnx(tmp_path)
+    tc.build_onnx(tmp_path)
+    reader = load_reader(tmp_path, backend="onnxruntime")
+    assert reader.cards is not None
+    assert [c.face for c in reader.read(frame()).cards()] == ["7S", "QH", "KD"]
+    assert load_reader(tmp_path, backend="onnxruntime", cards=False).cards is None
+    (tmp_path / "card-classifier.onnx").write_bytes(b"not a model")
+    with pytest.raises(ManifestError, match="sha256"):
+        load_reader(tmp_path, backend="onnxruntime")
+
+
+def test_read_json_lists_cards(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    import cv2
+
+    from web.cli import main
+
+    tiny.build_onnx(tmp_path / "models")
+    tc.build_onnx(tmp_path / "models")
+    cv2.imwrite(str(tmp_path / "t.png"), frame())
+    assert main(["read", "--json", "--models", str(tmp_path / "models"), "--backend", "onnxruntime", str(tmp_path / "t.png")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    cards = [o for o in out["objects"] if o["kind"] == "card"]
+    assert [(c["face"], c["colour"], c.get("uncertain", False)) for c in cards] == [("7S", None, False), ("QH", None, False), ("KD", None, True)]
+
+
+def test_plain_read_summary_lists_cards(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    import cv2
+
+    from web.cli import main
+
+    tiny.build_onnx(tmp_path / "models")
+    tc.build_onnx(tmp_path / "models")
+    cv2.imwrite(str(tmp_path / "t.png"), frame())
+    args = ["read", "--models", str(tmp_path / "models"), "--backend", "onnxruntime", str(tmp_path / "t.png")]
+    assert main(args) == 0
+    head, *rows = capsys.readouterr().out.splitlines()
+    assert head.endswith("; 3 cards - 7S, QH, KD? (1 uncertain)")
+    assert sum(" card " in r for r in rows) == 3
+    assert main([*args, "--no-cards", "--json"]) == 0
+    assert '"card"' not in capsys.readouterr().out

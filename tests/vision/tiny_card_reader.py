@@ -1,0 +1,130 @@
+"""A tiny, fully known card reader for tests, beside :mod:`tests.vision.tiny_reader`'s dice.
+
+Detector: always proposes the same corner-index boxes (letterboxed pixels of a 640x480
+frame at imgsz 416). Classifier: the crop's mean colour picks rank and suit. Blue reads
+"Q" of hearts, green "7" of spades, red "K" of diamonds; a greyish crop leaning red
+reads KD with about 0.6 x 0.6 confidence (an uncertain reading).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tests.vision.tiny_reader import FRAME_H, FRAME_W, IMGSZ, _softmax, _to_input
+from vision.card_reader import CardReader
+from vision.detections import CARD_RANKS, CARD_SUITS
+from vision.manifest import CARD_CLASSIFIER_NAME, CARD_DETECTOR_NAME, CARD_MANIFEST_NAME, ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
+
+GAIN = 30.0
+CHANNEL_CARD = (("Q", "H"), ("7", "S"), ("K", "D"))  # B, G, R dominant
+
+# Corner indices in frame pixels: box, BGR colour (what the classifier keys on), detector confidence.
+INDICES = (
+    ((400, 60, 412, 84), (255, 0, 0), 0.92),  # QH, top-left corner
+    ((470, 160, 482, 184), (255, 0, 0), 0.60),  # QH again, the card's far corner: merged
+    ((40, 400, 52, 424), (0, 255, 0), 0.90),  # 7S
+    ((580, 420, 592, 444), (100, 100, 110), 0.85),  # nearly a tie, leaning to KD: uncertain
+)
+
+
+def detector_output() -> np.ndarray:
+    rows = [_to_input(b) + [c] for b, _, c in INDICES]
+    rows += [[0.0, 0.0, 4.0, 4.0, 0.0]] * 2
+    return np.array(rows, dtype=np.float32).T[None]
+
+
+def classifier_weights() -> tuple[np.ndarray, np.ndarray]:
+    rank_w = np.zeros((3, len(CARD_RANKS)), np.float32)
+    suit_w = np.zeros((3, len(CARD_SUITS)), np.float32)
+    for ch, (rank, suit) in enumerate(CHANNEL_CARD):
+        rank_w[ch, CARD_RANKS.index(rank)] = GAIN
+        suit_w[ch, CARD_SUITS.index(suit)] = GAIN
+    return rank_w, suit_w
+
+
+class FakeCardDetector:
+    backend, version = "numpy", "test"
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        return [detector_output()]
+
+
+class FakeCardClassifier:
+    backend, version = "numpy", "test"
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        mean = x.mean(axis=(2, 3))
+        rank_w, suit_w = classifier_weights()
+        return [_softmax(mean @ rank_w), _softmax(mean @ suit_w)]
+
+
+def manifest(det_sha: str = "", cls_sha: str = "") -> ReaderManifest:
+    return ReaderManifest(
+        DetectorSpec(file=CARD_DETECTOR_NAME, imgsz=IMGSZ, sha256=det_sha),
+        ClassifierSpec(file=CARD_CLASSIFIER_NAME, size=40, expand=1.25, faces=CARD_RANKS, colours=CARD_SUITS, sha256=cls_sha),
+        threshold=0.6,
+        training={"created": "test"},
+    )
+
+
+def fake_card_reader(threshold: float | None = None) -> CardReader:
+    return CardReader(manifest(), FakeCardDetector(), FakeCardClassifier(), threshold)
+
+
+def paint(img: np.ndarray) -> np.ndarray:
+    """Draw the indices' colours into a 640x480 frame (e.g. the dice scene)."""
+    assert img.shape[:2] == (FRAME_H, FRAME_W)
+    for (x1, y1, x2, y2), colour, _ in INDICES:
+        cx, cy, side = (x1 + x2) // 2, (y1 + y2) // 2, 20  # the crop is square: fill it
+        cv2.rectangle(img, (cx - side, cy - side), (cx + side, cy + side), colour, -1)
+    return img
+
+
+def build_onnx(folder: Path) -> Path:
+    """Write the tiny card models and ``card-reader.json`` into ``folder`` (needs ``onnx``)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    folder.mkdir(parents=True, exist_ok=True)
+    const = detector_output()
+    det = helper.make_graph(
+        [
+            helper.make_node("ReduceMean", ["images"], ["m"], axes=[1, 2, 3], keepdims=0),
+            helper.make_node("Mul", ["m", "zero"], ["z"]),
+            helper.make_node("Add", ["boxes", "z"], ["output0"]),
+        ],
+        "tiny_card_detector",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, "height", "width"])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(const.shape))],
+        [numpy_helper.from_array(const, "boxes"), numpy_helper.from_array(np.zeros((1,), np.float32), "zero")],
+    )
+    rank_w, suit_w = classifier_weights()
+    cls = helper.make_graph(
+        [
+            helper.make_node("GlobalAveragePool", ["crops"], ["pooled"]),
+            helper.make_node("Flatten", ["pooled"], ["feat"], axis=1),
+            helper.make_node("MatMul", ["feat", "rank_w"], ["rank_logits"]),
+            helper.make_node("Softmax", ["rank_logits"], ["rank_prob"], axis=1),
+            helper.make_node("MatMul", ["feat", "suit_w"], ["suit_logits"]),
+            helper.make_node("Softmax", ["suit_logits"], ["suit_prob"], axis=1),
+        ],
+        "tiny_card_classifier",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 40, 40])],
+        [
+            helper.make_tensor_value_info("rank_prob", TensorProto.FLOAT, ["n", len(CARD_RANKS)]),
+            helper.make_tensor_value_info("suit_prob", TensorProto.FLOAT, ["n", len(CARD_SUITS)]),
+        ],
+        [numpy_helper.from_array(rank_w, "rank_w"), numpy_helper.from_array(suit_w, "suit_w")],
+    )
+    for graph, name in ((det, CARD_DETECTOR_NAME), (cls, CARD_CLASSIFIER_NAME)):
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        onnx.checker.check_model(model)
+        onnx.save(model, str(folder / name))
+    m = manifest(sha256_of(folder / CARD_DETECTOR_NAME), sha256_of(folder / CARD_CLASSIFIER_NAME))
+    (folder / CARD_MANIFEST_NAME).write_text(json.dumps(m.to_json(), ensure_ascii=False), encoding="utf-8")
+    return folder

@@ -1,0 +1,153 @@
+"""Playing cards for Doubt: find each corner index, read its rank and suit, merge a card's corners.
+
+A card is read from its corner index (the rank with a small suit under it), as public
+card detectors do, so fanned and partly covered cards still read as long as one
+corner shows. Two ONNX models, the same shape as the dice reader's
+(:mod:`vision.stages`): a single-class corner-index detector on the letterboxed frame,
+and a classifier on square crops around each index whose two heads are the rank
+(``faces`` in ``card-reader.json``) and the suit (``colours`` there).
+
+An index's ``score`` is P(rank) x P(suit). It is flagged ``uncertain`` when that is
+below the reporting threshold, or when the detector itself is unsure of the box; it is
+still listed with its most likely reading, so a player sees it and a referee waits
+for a re-read instead of taking a guess.
+
+Doubt is played with one deck (36 or 52 cards, no jokers: ../shared/rules/DECISIONS.md),
+so two indices that read the same card near each other are two corners of one card and
+become one object (:func:`merge_corners`). The same card read twice far apart cannot
+be right, and both readings are flagged uncertain.
+
+>>> from vision.detections import Detection as D
+>>> a = D("card", "QH", None, (10, 10, 20, 30), 0.99)
+>>> b = D("card", "QH", None, (80, 120, 90, 140), 0.7, uncertain=True)
+>>> merge_corners((a, b))
+(Detection(kind='card', face='QH', colour=None, box=(10.0, 10.0, 90.0, 140.0), score=0.99, uncertain=False),)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from vision.backends import Model
+from vision.detections import CARD_RANKS, CARD_SUITS, Detection
+from vision.manifest import ManifestError, ReaderManifest
+from vision.stages import BoxesFound, classify_crops, detect_boxes, prepare_detector
+
+# Two corners of one card lie a card's diagonal apart: about 6 index heights on poker and
+# bridge cards. Farther than this many index sides, they cannot be the same card.
+MAX_CORNER_SPAN = 10.0
+
+
+class CardReader:
+    """Reads playing-card corner indices from BGR frames (loaded by :func:`vision.reader.load_reader`)."""
+
+    def __init__(self, manifest: ReaderManifest, detector: Model, classifier: Model, threshold: float | None = None) -> None:
+        cls = manifest.classifier
+        if tuple(cls.faces) != CARD_RANKS or tuple(cls.colours) != CARD_SUITS:
+            raise ManifestError(
+                f"card classifier classes {list(cls.faces)} / {list(cls.colours)} are not the ranks {list(CARD_RANKS)} "
+                f"and suits {list(CARD_SUITS)}"
+            )
+        self.manifest = manifest
+        self.detector = detector
+        self.classifier = classifier
+        self.threshold = manifest.threshold if threshold is None else float(threshold)
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"card threshold must be in [0, 1], got {self.threshold}")
+
+    @property
+    def info(self) -> dict[str, Any]:
+        det, cls = self.manifest.detector, self.manifest.classifier
+        return {
+            "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz},
+            "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size},
+            "threshold": self.threshold,
+            "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
+            "trained": self.manifest.training.get("created"),
+        }
+
+    def prepare(self, height: int, width: int) -> None:
+        prepare_detector(self.detector, self.manifest.detector, height, width)
+
+    def detect(self, image: np.ndarray) -> BoxesFound:
+        """Corner-index boxes in ``image`` after confidence filtering and NMS."""
+        return detect_boxes(self.detector, self.manifest.detector, image)
+
+    def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rank and suit probabilities for each index box (one batched call)."""
+        return classify_crops(self.classifier, self.manifest.classifier, image, boxes)
+
+    def label(self, boxes: np.ndarray, rank_p: np.ndarray, suit_p: np.ndarray, box_scores: np.ndarray | None = None) -> tuple[Detection, ...]:
+        """One ``card`` detection per index box, left to right (``box_scores``: the detector's)."""
+        sure = self.manifest.detector.sure_threshold
+        out = []
+        for i in np.argsort(boxes[:, 0] + boxes[:, 2], kind="stable") if len(boxes) else ():
+            r, s = int(rank_p[i].argmax()), int(suit_p[i].argmax())
+            score = min(1.0, max(0.0, float(rank_p[i, r]) * float(suit_p[i, s])))
+            unsure_box = box_scores is not None and float(box_scores[i]) < sure
+            out.append(
+                Detection(
+                    kind="card",
+                    face=CARD_RANKS[r] + CARD_SUITS[s],
+                    colour=None,
+                    box=tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
+                    score=score,
+                    uncertain=score < self.threshold or unsure_box,
+                )
+            )
+        return tuple(out)
+
+    def read_indices(self, image: np.ndarray) -> tuple[Detection, ...]:
+        """Every corner index in a BGR frame, each with its own reading (not merged)."""
+        found = self.detect(image)
+        rank_p, suit_p = self.classify(image, found.boxes)
+        return self.label(found.boxes, rank_p, suit_p, found.scores)
+
+
+def _side(d: Detection) -> float:
+    x1, y1, x2, y2 = d.box
+    return max(x2 - x1, y2 - y1, 1.0)
+
+
+def _near(a: Detection, b: Detection, span: float) -> bool:
+    (ax, ay), (bx, by) = a.centre, b.centre
+    return float(np.hypot(ax - bx, ay - by)) <= span * max(_side(a), _side(b))
+
+
+def merge_corners(indices: Sequence[Detection], span: float = MAX_CORNER_SPAN) -> tuple[Detection, ...]:
+    """One object per card: indices with the same reading within ``span`` index sides of each
+    other (linked in a chain) are one card, boxed by their union, sure when any of them is.
+
+    The same card in two places is impossible with one deck: every copy is flagged uncertain.
+
+    >>> from vision.detections import Detection as D
+    >>> far = merge_corners((D("card", "7S", None, (0, 0, 10, 20), 0.99), D("card", "7S", None, (900, 0, 910, 20), 0.99)))
+    >>> [(d.face, d.uncertain) for d in far]
+    [('7S', True), ('7S', True)]
+    """
+    groups: dict[str, list[list[Detection]]] = {}
+    for d in indices:
+        clusters = groups.setdefault(d.face, [])
+        joined = [c for c in clusters if any(_near(d, o, span) for o in c)]
+        merged = [d] + [o for c in joined for o in c]
+        clusters[:] = [c for c in clusters if not any(c is j for j in joined)] + [merged]
+    cards = []
+    for face, clusters in groups.items():
+        twice = len(clusters) > 1
+        for c in clusters:
+            boxes = np.array([o.box for o in c], np.float64)
+            box = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+            cards.append(
+                Detection(
+                    kind="card",
+                    face=face,
+                    colour=None,
+                    box=box,
+                    score=max(o.score for o in c),
+                    uncertain=twice or all(o.uncertain for o in c),
+                )
+            )
+    return tuple(sorted(cards, key=lambda d: (d.box[0] + d.box[2], d.box[1])))

@@ -1,0 +1,63 @@
+"""The two stages every reader here shares: a single-class YOLO detector on the
+letterboxed frame, then one batched two-head classifier call on square crops cut from
+the full-resolution frame (see :mod:`vision.crops`). No torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.backends import Model
+from vision.boxes import letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.crops import crop_batch
+from vision.manifest import ClassifierSpec, DetectorSpec, ManifestError
+
+MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
+
+
+@dataclass(frozen=True)
+class BoxesFound:
+    """Detector output for one frame, in original-image pixels."""
+
+    boxes: np.ndarray  # (N, 4) float32 x1 y1 x2 y2
+    scores: np.ndarray  # (N,) float32
+
+
+def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFound:
+    """Boxes found by a single-class YOLO detector in ``image``, after confidence filtering and NMS."""
+    lb = letterbox(image, spec.imgsz, spec.stride)
+    x = cv2.dnn.blobFromImage(lb.image, 1 / 255, swapRB=True)  # (1, 3, H, W) RGB float32, as trained
+    pred = model.run(x)[0]
+    pred = pred[0] if pred.ndim == 3 else pred
+    pred = pred.T  # (anchors, 4 + classes)
+    conf = pred[:, 4:].max(axis=1)
+    keep = conf >= spec.conf_threshold
+    if not keep.any():
+        return BoxesFound(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
+    boxes, conf = xywh_to_xyxy(pred[keep, :4]), conf[keep]
+    idx = nms(boxes, conf, spec.iou_threshold, spec.max_det)
+    boxes = lb.to_original(boxes[idx])
+    conf = conf[idx].astype(np.float32)
+    ok = ((boxes[:, 2] - boxes[:, 0]) >= MIN_BOX_SIDE) & ((boxes[:, 3] - boxes[:, 1]) >= MIN_BOX_SIDE)
+    return BoxesFound(boxes[ok], conf[ok])
+
+
+def classify_crops(model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both heads' probabilities (faces, colours) for each box, from one batched classifier call."""
+    if len(boxes) == 0:
+        return np.zeros((0, len(spec.faces)), np.float32), np.zeros((0, max(1, len(spec.colours))), np.float32)
+    outputs = model.run(crop_batch(image, boxes, spec.size, spec.expand))
+    face_p = outputs[0]
+    colour_p = outputs[1] if len(outputs) > 1 else np.zeros((len(boxes), 0), np.float32)
+    if face_p.shape != (len(boxes), len(spec.faces)):
+        raise ManifestError(f"classifier gave output {face_p.shape}, manifest lists {len(spec.faces)} classes")
+    return face_p, colour_p
+
+
+def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) -> None:
+    prepare = getattr(model, "prepare", None)
+    if prepare is not None:
+        prepare((1, 3, *letterbox_shape(height, width, spec.imgsz, spec.stride)))
