@@ -1,6 +1,6 @@
 """``tableref bench``: how fast the runtime reader reads a frame, against Ultralytics' predict.
 
-For each frame size (640x480 and 1280x720 by default) it times the whole reader
+For each frame size (640x480 and 1280x720 by default) it times the whole dice reader
 (letterbox, detector, crops, classifier, NMS and all) on every installed backend, and,
 when Ultralytics is importable and ``models/dice-detector.pt`` exists, the same detector
 weights through Ultralytics' PyTorch ``predict`` in the same process, with the ratio.
@@ -8,7 +8,8 @@ Frames are cut from real photos (the dice-tray test images by default).
 
 When the card model is loaded it also times a Doubt-and-dice table: 1280x720 frames
 rendered by the synthesiser with 20 dice and 3 face-up cards (the card brief's target,
-30 ms median), the whole read and the card stages alone.
+30 ms median), the whole read and the card stages alone; and the dice frames once more
+read with the card stages on (what ``tableref read`` and ``serve`` do when the card model is there).
 """
 
 from __future__ import annotations
@@ -202,12 +203,14 @@ def run(args: argparse.Namespace) -> int:
         frames = load_frames(args.images, args.frames, (width, height))
         key = f"{width}x{height}"
         row: dict[str, Any] = {"frames": len(frames)}
-        dice = [len(some.read(f).objects) for f in frames]
+        dice = [len(some.without_cards().read(f).objects) for f in frames]
         row["dice_per_frame"] = float(np.mean(dice))
         boxes = grid_boxes(width, height, args.crops, 30.0 * width / 640)
         fns: dict[str, Callable[[np.ndarray], Any]] = {}
         for b, reader in readers.items():
-            fns[b] = reader.read
+            fns[b] = reader.without_cards().read
+            if reader.cards is not None and not args.no_cards:
+                fns[b + "_with_cards"] = reader.read
             fns[b + "_detector_only"] = reader.detect
             fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: r.classify(f, boxes)
         if ultra is not None:
@@ -229,6 +232,9 @@ def run(args: argparse.Namespace) -> int:
                 sp = row["speedup_vs_ultralytics"][b]
                 line += f"   speed vs Ultralytics: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
             print(line)
+            if b + "_with_cards" in row:
+                w = row[b + "_with_cards"]
+                print(f"  reader/{b:<17} median {w['median_ms']:6.1f} ms  p90 {w['p90_ms']:6.1f} ms   (the same frames, card stages on)")
         if ultra is not None:
             u = row["ultralytics_predict"]
             print(f"  ultralytics predict       median {u['median_ms']:6.1f} ms  p90 {u['p90_ms']:6.1f} ms   (detector only, PyTorch)")

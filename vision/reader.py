@@ -106,6 +106,10 @@ class DiceReader:
             "cards": None if self.cards is None else self.cards.info,
         }
 
+    def without_cards(self) -> DiceReader:
+        """The same dice models without the card stages (dice-only tables, dice timings)."""
+        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads)
+
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
         return detect_boxes(self.detector, self.manifest.detector, image)

@@ -148,16 +148,18 @@ class Target:
     imgsz: int
     crop: int
     rotation: float  # classifier augmentation turn, degrees either way
+    second_weight: float  # loss weight of the classifier's second head (colour, or suit)
 
     @property
     def detector_pt(self) -> str:
         return self.detector.removesuffix(".onnx") + ".pt"
 
 
-DICE = Target("die", MANIFEST_NAME, DETECTOR_NAME, CLASSIFIER_NAME, DIE_FACES, 416, 48, 30.0)
+DICE = Target("die", MANIFEST_NAME, DETECTOR_NAME, CLASSIFIER_NAME, DIE_FACES, 416, 48, 30.0, 0.5)
 # 512 px for cards: a corner index is a median 25 px (5 % under 10 px) in the synthetic
-# frames, 12 px at 416 and 14 px at 512; and any turn, since cards lie at every angle.
-CARDS = Target("card", CARD_MANIFEST_NAME, CARD_DETECTOR_NAME, CARD_CLASSIFIER_NAME, CARD_RANKS, 512, 40, 180.0)
+# frames, 12 px at 416 and 14 px at 512; and any turn, since cards lie at every angle. The
+# suit counts as much as the rank (a first run at weight 0.5 read suits worse than ranks).
+CARDS = Target("card", CARD_MANIFEST_NAME, CARD_DETECTOR_NAME, CARD_CLASSIFIER_NAME, CARD_RANKS, 512, 40, 180.0, 1.0)
 
 
 def target_of(args: argparse.Namespace) -> Target:
@@ -252,6 +254,7 @@ def run_classifier(args, items, torch_device: str) -> tuple[ClassifierSpec, dict
         colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
                            batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, rotation=target.rotation,
+                           colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device)
     t0 = time.time()
     train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log, target.kind)

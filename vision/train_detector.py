@@ -86,7 +86,8 @@ def write_dataset_view(
     ``root/data.yaml``."""
     if root.exists():
         shutil.rmtree(root)
-    counts = {"train": 0, "val": 0, "train_dice": 0, "val_dice": 0}
+    plural = "dice" if kind == "die" else kind + "s"
+    counts = {"train": 0, "val": 0, f"train_{plural}": 0, f"val_{plural}": 0}
     for split in ("train", "val"):
         (root / "images" / split).mkdir(parents=True)
         (root / "labels" / split).mkdir(parents=True)
@@ -110,7 +111,7 @@ def write_dataset_view(
             lines.append(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
         (root / "labels" / split / (name + ".txt")).write_text("\n".join(lines) + ("\n" if lines else ""))
         counts[split] += 1
-        counts[split + "_dice"] += len(lines)
+        counts[f"{split}_{plural}"] += len(lines)
     if counts["val"] == 0:
         raise ValueError("the detector needs at least one validation image (raise --val-fraction)")
     (root / "data.yaml").write_text(

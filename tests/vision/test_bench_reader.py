@@ -35,5 +35,16 @@ def frame(width: int, height: int) -> np.ndarray:
 @pytest.mark.parametrize(("width", "height"), [(640, 480), (1280, 720)])
 def test_bench_read_frame(benchmark, reader, width, height):
     image = frame(width, height)
+    reading = benchmark(reader.without_cards().read, image)
+    assert (reading.width, reading.height) == (width, height) and not reading.cards()
+
+
+def test_bench_read_20_dice_3_cards(benchmark, reader):
+    """The card brief's target frame: 1280x720, 20 dice and 3 face-up cards, read in one pass."""
+    from vision.bench import card_table_frames
+
+    (image,) = card_table_frames(1)
     reading = benchmark(reader.read, image)
-    assert (reading.width, reading.height) == (width, height)
+    assert (reading.width, reading.height) == (1280, 720)
+    if reader.cards is not None:
+        assert reading.cards()
