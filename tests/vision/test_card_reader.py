@@ -12,7 +12,7 @@ from tests.vision import tiny_reader as tiny
 from vision.card_reader import CardReader, merge_corners
 from vision.detections import CARD_RANKS, Detection
 from vision.manifest import ClassifierSpec, ManifestError
-from vision.reader import DiceReader, load_reader
+from vision.reader import DEFAULT_MODEL_DIR, DiceReader, load_reader
 
 
 def frame() -> np.ndarray:
@@ -140,3 +140,31 @@ def test_plain_read_summary_lists_cards(tmp_path, capsys):
     assert sum(" card " in r for r in rows) == 3
     assert main([*args, "--no-cards", "--json"]) == 0
     assert '"card"' not in capsys.readouterr().out
+
+
+COMMITTED_CARDS = DEFAULT_MODEL_DIR / "card-reader.json"
+
+
+@pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
+def test_committed_card_models_on_rendered_cards():
+    """The committed card reader on four rendered rows of cards: it finds cards, and what it
+    reads as sure is right (the renderer's labels are the truth)."""
+    from vision.synth.card_scene import CardSceneConfig, render_card_scene
+    from vision.synth.writer import scene_rng
+
+    reader = load_reader()
+    assert reader.cards is not None
+    found = sure = total = 0
+    config = CardSceneConfig(width=1280, height=720, layouts=("row", "single"), occluders=False, camera_effects=False)
+    for i in range(4):
+        scene = render_card_scene(scene_rng(99, i), config)
+        truth = {o.face for o in scene.objects}
+        total += len(truth)
+        cards = reader.read(scene.image).cards()
+        found += len({c.face for c in cards} & truth)
+        for c in cards:
+            assert c.face[:-1] in CARD_RANKS and c.face[-1] in "SHDC"
+            if not c.uncertain:
+                sure += 1
+                assert c.face in truth, f"scene {i}: {c.face} read as sure, cards there: {sorted(truth)}"
+    assert found >= 2 / 3 * total and sure >= 3  # measured: all 9 cards found, 6 read as sure
