@@ -33,7 +33,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -176,6 +176,10 @@ class LivePipeline:
         self.banner = banner
 
         self._settler = Settler(settle)
+        # What the table waits for: dice by default, cards for Doubt (see watch()). A reader
+        # with a card model also has a dice-only view, which saves the card stages' time.
+        self._kinds: frozenset[str] = frozenset({"die"})
+        self._dice_reader = reader.without_cards() if getattr(reader, "cards", None) is not None else reader
         self._reader_lock = threading.Lock()
         self._cond = threading.Condition()  # guards everything below
         self._listeners: list[Listener] = []
@@ -314,6 +318,23 @@ class LivePipeline:
             self._highlight = (seq, frozenset(indices))
             self._view_seq += 1
             self._cond.notify_all()
+
+    def watch(self, kinds: Collection[str]) -> None:
+        """Read and settle only objects of these kinds ("die", "card") from now on.
+
+        The live reading follows the game a table waits for: a deck beside a dice game, or a
+        die beside a Doubt game, must not keep the scene from settling (a flickering stray
+        object changes the count) nor enter the reveal.
+        """
+        wanted = frozenset(kinds)
+        if not wanted or not wanted <= {"die", "card"}:
+            raise ValueError(f"kinds must be a non-empty subset of die, card; got {sorted(wanted)}")
+        with self._cond:
+            self._kinds = wanted
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return self._kinds
 
     def request_reread(self) -> None:
         """Emit the scene on the table again once it is still (e.g. the count did not match)."""
@@ -470,9 +491,13 @@ class LivePipeline:
 
     def _detect(self, frame: Frame) -> None:
         t0 = time.perf_counter()
+        kinds = self._kinds
+        reader = self.reader if "card" in kinds else self._dice_reader
         try:
             with self._reader_lock:
-                reading = self.reader.read(frame.image)
+                reading = reader.read(frame.image)
+            if any(o.kind not in kinds for o in reading.objects):
+                reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind in kinds))
         except Exception as err:
             with self._cond:
                 first = self._reader_error is None

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from web.camera import JSON, Listener, Settled
+from web.readings import object_kind
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +141,9 @@ class PipelineCamera:
         return None if newer is None else self._convert(newer)
 
     def expect(self, game: str, state: JSON) -> None:
-        """With the demo source, reveal dice that fit the table (no effect on a real camera)."""
+        """Read what the waiting table plays with (dice, or cards for Doubt), and with the
+        demo source, reveal dice that fit the table."""
+        self.pipeline.watch({object_kind(game)})
         specs = demo_specs(game, state)
         if specs:
             self.pipeline.show(specs)

@@ -47,9 +47,73 @@ def test_pipeline_camera_settles_streams_and_reports(tmp_path: Path) -> None:
         # Asked after the scene settled, the camera reads the still scene again.
         again = camera.settled_after(time.time(), timeout=15)
         assert again is not None and again.seq > settled.seq
-        camera.expect("doubt", {})  # nothing the demo could show: no effect
     finally:
         camera.stop()
+
+
+def wait_for(cond: Any, timeout: float = 10.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+class MixedReader:
+    """Two dice and two cards, plus a stray card that shows on every other frame (a die's
+    face half-read as a card index), which would keep any scene from settling;
+    ``without_cards()`` reads the dice only."""
+
+    info = {"name": "mixed-reader", "version": "test"}
+
+    def __init__(self, cards: bool = True) -> None:
+        self.cards = object() if cards else None
+        self.calls = {"full": 0, "dice-only": 0}
+        self.frames = 0
+
+    def without_cards(self) -> "MixedReader":
+        dice_only = MixedReader(cards=False)
+        dice_only.calls = self.calls
+        return dice_only
+
+    def read(self, image: np.ndarray) -> Reading:
+        self.calls["full" if self.cards is not None else "dice-only"] += 1
+        self.frames += 1
+        objects = [Detection("die", "3", "red", (20.0, 40.0, 60.0, 80.0), 0.95), Detection("die", "6", "red", (80.0, 40.0, 120.0, 80.0), 0.95)]
+        if self.cards is not None:
+            objects += [Detection("card", "QH", None, (150.0, 40.0, 170.0, 80.0), 0.97), Detection("card", "7S", None, (200.0, 40.0, 220.0, 80.0), 0.97)]
+            if self.frames % 2:
+                objects.append(Detection("card", "4D", None, (90.0, 50.0, 100.0, 70.0), 0.3, uncertain=True))
+        return Reading(tuple(objects), int(image.shape[1]), int(image.shape[0]), 1.0)
+
+
+def test_the_pipeline_reads_what_the_waiting_table_plays_with(tmp_path: Path) -> None:
+    still = tmp_path / "table.png"
+    cv2.imwrite(str(still), np.full((240, 320, 3), 90, np.uint8))
+    reader = MixedReader()
+    pipeline = LivePipeline(str(still), reader, detect_fps=30, stream_fps=10)
+    camera = PipelineCamera(pipeline)
+    camera.start()
+    try:
+        dice = camera.settled_after(0.0, timeout=15)  # by default: dice, the card stages skipped
+        assert dice is not None and [(o.kind, o.face) for o in dice.reading.objects] == [("die", "3"), ("die", "6")]
+        assert reader.calls["dice-only"] > 0 and reader.calls["full"] == 0
+        camera.expect("doubt", {})  # a Doubt table waits for a reveal: the card stages run
+        assert pipeline.kinds == {"card"}
+        assert wait_for(lambda: reader.calls["full"] > 3)
+        live = pipeline.latest()
+        assert live is not None and {o.kind for o in live.reading.objects} == {"card"}
+        camera.expect("liars-dice", {"dice_in_play": 2})
+        assert pipeline.kinds == {"die"}
+    finally:
+        camera.stop()
+    try:
+        pipeline.watch({"chip"})
+    except ValueError as err:
+        assert "subset" in str(err)
+    else:
+        raise AssertionError("an unknown kind was accepted")
 
 
 def test_demo_specs_fit_the_table() -> None:
