@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tests.vision.tiny_reader import FRAME_H, FRAME_W, IMGSZ, _softmax, _to_input
+from tests.vision.tiny_reader import FRAME_H, FRAME_W, IMGSZ, _softmax, _to_input, write_pair
 from vision.card_reader import CardReader
 from vision.detections import CARD_RANKS, CARD_SUITS
 from vision.manifest import CARD_CLASSIFIER_NAME, CARD_DETECTOR_NAME, CARD_MANIFEST_NAME, ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
@@ -86,45 +86,7 @@ def paint(img: np.ndarray) -> np.ndarray:
 
 def build_onnx(folder: Path) -> Path:
     """Write the tiny card models and ``card-reader.json`` into ``folder`` (needs ``onnx``)."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    folder.mkdir(parents=True, exist_ok=True)
-    const = detector_output()
-    det = helper.make_graph(
-        [
-            helper.make_node("ReduceMean", ["images"], ["m"], axes=[1, 2, 3], keepdims=0),
-            helper.make_node("Mul", ["m", "zero"], ["z"]),
-            helper.make_node("Add", ["boxes", "z"], ["output0"]),
-        ],
-        "tiny_card_detector",
-        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, "height", "width"])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(const.shape))],
-        [numpy_helper.from_array(const, "boxes"), numpy_helper.from_array(np.zeros((1,), np.float32), "zero")],
-    )
-    rank_w, suit_w = classifier_weights()
-    cls = helper.make_graph(
-        [
-            helper.make_node("GlobalAveragePool", ["crops"], ["pooled"]),
-            helper.make_node("Flatten", ["pooled"], ["feat"], axis=1),
-            helper.make_node("MatMul", ["feat", "rank_w"], ["rank_logits"]),
-            helper.make_node("Softmax", ["rank_logits"], ["rank_prob"], axis=1),
-            helper.make_node("MatMul", ["feat", "suit_w"], ["suit_logits"]),
-            helper.make_node("Softmax", ["suit_logits"], ["suit_prob"], axis=1),
-        ],
-        "tiny_card_classifier",
-        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 40, 40])],
-        [
-            helper.make_tensor_value_info("rank_prob", TensorProto.FLOAT, ["n", len(CARD_RANKS)]),
-            helper.make_tensor_value_info("suit_prob", TensorProto.FLOAT, ["n", len(CARD_SUITS)]),
-        ],
-        [numpy_helper.from_array(rank_w, "rank_w"), numpy_helper.from_array(suit_w, "suit_w")],
-    )
-    for graph, name in ((det, CARD_DETECTOR_NAME), (cls, CARD_CLASSIFIER_NAME)):
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        onnx.checker.check_model(model)
-        onnx.save(model, str(folder / name))
+    write_pair(folder, detector_output(), classifier_weights(), 40, (CARD_DETECTOR_NAME, CARD_CLASSIFIER_NAME), ("rank_prob", "suit_prob"))
     m = manifest(sha256_of(folder / CARD_DETECTOR_NAME), sha256_of(folder / CARD_CLASSIFIER_NAME))
     (folder / CARD_MANIFEST_NAME).write_text(json.dumps(m.to_json(), ensure_ascii=False), encoding="utf-8")
     return folder

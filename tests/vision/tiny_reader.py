@@ -112,13 +112,20 @@ def scene() -> np.ndarray:
     return img
 
 
-def build_onnx(folder: Path) -> Path:
-    """Write the two tiny ONNX models and their manifest into ``folder`` (needs ``onnx``)."""
+def write_pair(
+    folder: Path,
+    boxes: np.ndarray,
+    weights: tuple[np.ndarray, np.ndarray],
+    crop: int,
+    names: tuple[str, str],
+    outputs: tuple[str, str] = ("face_prob", "colour_prob"),
+) -> None:
+    """Write a constant-boxes detector and a mean-colour two-head classifier as ONNX files
+    ``names`` in ``folder`` (needs ``onnx``)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     folder.mkdir(parents=True, exist_ok=True)
-    const = detector_output()
     det = helper.make_graph(
         [
             helper.make_node("ReduceMean", ["images"], ["m"], axes=[1, 2, 3], keepdims=0),
@@ -127,32 +134,37 @@ def build_onnx(folder: Path) -> Path:
         ],
         "tiny_detector",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, "height", "width"])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(const.shape))],
-        [numpy_helper.from_array(const, "boxes"), numpy_helper.from_array(np.zeros((1,), np.float32), "zero")],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(boxes.shape))],
+        [numpy_helper.from_array(boxes, "boxes"), numpy_helper.from_array(np.zeros((1,), np.float32), "zero")],
     )
-    face_w, colour_w = classifier_weights()
+    first_w, second_w = weights
     cls = helper.make_graph(
         [
             helper.make_node("GlobalAveragePool", ["crops"], ["pooled"]),
             helper.make_node("Flatten", ["pooled"], ["feat"], axis=1),
-            helper.make_node("MatMul", ["feat", "face_w"], ["face_logits"]),
-            helper.make_node("Softmax", ["face_logits"], ["face_prob"], axis=1),
-            helper.make_node("MatMul", ["feat", "colour_w"], ["colour_logits"]),
-            helper.make_node("Softmax", ["colour_logits"], ["colour_prob"], axis=1),
+            helper.make_node("MatMul", ["feat", "first_w"], ["first_logits"]),
+            helper.make_node("Softmax", ["first_logits"], [outputs[0]], axis=1),
+            helper.make_node("MatMul", ["feat", "second_w"], ["second_logits"]),
+            helper.make_node("Softmax", ["second_logits"], [outputs[1]], axis=1),
         ],
         "tiny_classifier",
-        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, 48, 48])],
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, crop, crop])],
         [
-            helper.make_tensor_value_info("face_prob", TensorProto.FLOAT, ["n", len(DIE_FACES)]),
-            helper.make_tensor_value_info("colour_prob", TensorProto.FLOAT, ["n", 3]),
+            helper.make_tensor_value_info(outputs[0], TensorProto.FLOAT, ["n", first_w.shape[1]]),
+            helper.make_tensor_value_info(outputs[1], TensorProto.FLOAT, ["n", second_w.shape[1]]),
         ],
-        [numpy_helper.from_array(face_w, "face_w"), numpy_helper.from_array(colour_w, "colour_w")],
+        [numpy_helper.from_array(first_w, "first_w"), numpy_helper.from_array(second_w, "second_w")],
     )
-    for graph, name in ((det, "dice-detector.onnx"), (cls, "dice-classifier.onnx")):
+    for graph, name in zip((det, cls), names):
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
         model.ir_version = 8
         onnx.checker.check_model(model)
         onnx.save(model, str(folder / name))
+
+
+def build_onnx(folder: Path) -> Path:
+    """Write the two tiny ONNX models and their manifest into ``folder`` (needs ``onnx``)."""
+    write_pair(folder, detector_output(), classifier_weights(), 48, ("dice-detector.onnx", "dice-classifier.onnx"))
     m = manifest(sha256_of(folder / "dice-detector.onnx"), sha256_of(folder / "dice-classifier.onnx"))
     (folder / "dice-reader.json").write_text(json.dumps(m.to_json(), ensure_ascii=False), encoding="utf-8")
     return folder
