@@ -17,7 +17,6 @@ when the detector itself is unsure the box is a die.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
