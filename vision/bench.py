@@ -203,7 +203,8 @@ def run(args: argparse.Namespace) -> int:
         frames = load_frames(args.images, args.frames, (width, height))
         key = f"{width}x{height}"
         row: dict[str, Any] = {"frames": len(frames)}
-        dice = [len(some.without_cards().read(f).objects) for f in frames]
+        dice_only = some.without_cards()
+        dice = [len(dice_only.read(f).objects) for f in frames]
         row["dice_per_frame"] = float(np.mean(dice))
         boxes = grid_boxes(width, height, args.crops, 30.0 * width / 640)
         fns: dict[str, Callable[[np.ndarray], Any]] = {}

@@ -174,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
     }
     (out / "metrics.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     written = [out / "metrics.json"]
-    if metrics.gt_dice or not has_cards:
+    dice_report = bool(metrics.gt_dice) or not has_cards  # its own block prints the speed
+    if dice_report:
         save_confusion(metrics.confusion, out / "confusion.png", f"{name}: face confusion (rows: truth, cols: read)")
         written.append(out / "confusion.png")
         print(report(name, metrics, times))
@@ -187,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         print(card_report(name, card_metrics))
     elif has_cards:
         print(f"tableref eval: {name} has playing cards but no card model is loaded (models/card-reader.json); cards not scored")
-    if times and not (metrics.gt_dice or not has_cards):
+    if times and not dice_report:
         print(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms (dice and cards)")
     print("wrote " + ", ".join(str(p) for p in written))
     return 1 if failures else 0
