@@ -13,7 +13,8 @@ Each reveal is a *clip*: the empty table for a moment, a few frames of dice roll
 still scene held for ``hold_s`` seconds with fresh sensor noise on every frame, as a
 webcam would show it. The dashboard can ask for a reveal matching the dice in play with
 :meth:`DemoSource.show` (e.g. exactly 7 liars dice); that clip starts as soon as it is
-rendered.
+rendered, and the same dice are rolled again in fresh layouts (``HINT_ROLLS`` in all)
+before the loop resumes, so a reveal a reader could not settle gets another chance.
 
 Rendering (a few hundred ms a scene) happens on a background thread: a bank of
 ``bank`` clips is rendered up front and then one is refreshed per cycle through the bank,
@@ -23,6 +24,7 @@ millisecond), serving ``fps`` frames a second without rendering on the hot path.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import threading
@@ -45,6 +47,7 @@ log = logging.getLogger(__name__)
 GAMES = ("liars-dice", "nine-dice", "pin456")
 # Plain surfaces, where painting the dice out for the empty table leaves no visible trace.
 DEMO_TABLES = ("wood", "felt", "laminate", "paper", "concrete")
+HINT_ROLLS = 3  # an asked-for reveal is rolled this many times (fresh layouts) before the loop resumes
 Renderer = Callable[[np.random.Generator, SceneConfig], RenderedScene]
 
 
@@ -129,6 +132,7 @@ class DemoClip:
     rolling: tuple[np.ndarray, ...]
     still: np.ndarray
     objects: tuple[Detection, ...]
+    hinted: bool = False  # rendered for :meth:`DemoSource.show`
 
 
 def _line_kernel(length: float, angle: float) -> np.ndarray:
@@ -299,6 +303,8 @@ class DemoSource:
         self._played_since_refresh = 0
         self._hint: tuple[DieSpec, ...] | None = None
         self._hinted: DemoClip | None = None
+        self._asked: tuple[DieSpec, ...] | None = None  # the latest hint, rolled again when its clip ends
+        self._asked_left = 0
         self._render_errors = 0
         self._last_error: str | None = None
         # Player state (only touched by the reading thread).
@@ -321,7 +327,8 @@ class DemoSource:
         """
         checked = check_specs(specs)
         with self._cond:
-            self._hint = checked
+            self._hint = self._asked = checked
+            self._asked_left = HINT_ROLLS - 1
             self._cond.notify_all()
 
     @property
@@ -346,6 +353,14 @@ class DemoSource:
             hinted, self._hinted = self._hinted, None
             if hinted is not None:
                 self._start(hinted)
+            elif self._clip is not None and self._pos >= self._length(self._clip) and self._asked_left > 0 and self._clip.hinted:
+                # Roll the asked-for dice again, in a fresh layout, while holding this still: a
+                # reveal that a reader could not settle (a die read on and off) gets more chances.
+                self._asked_left -= 1
+                if self._hint is None:
+                    self._hint = self._asked
+                    self._cond.notify_all()
+                self._pos = self.empty_frames + len(self._clip.rolling)
             elif self._clip is None or self._pos >= self._length(self._clip):
                 if self._bank:
                     clip = self._bank[self._next_bank % len(self._bank)]
@@ -446,7 +461,7 @@ class DemoSource:
             self._render_errors = 0
             with self._cond:
                 if hint is not None:
-                    self._hinted = clip
+                    self._hinted = dataclasses.replace(clip, hinted=True)
                 elif refresh:
                     # Replace, in the bank, the clip just started: it has been seen and would
                     # come round last (the player keeps its own reference, so nothing jumps).

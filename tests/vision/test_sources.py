@@ -236,6 +236,31 @@ def test_demo_shows_the_hinted_reveal_and_serves_frames_fast() -> None:
         src.close()
 
 
+def test_demo_rolls_an_asked_for_reveal_again_then_resumes_its_loop() -> None:
+    from vision.demo import HINT_ROLLS
+
+    src = _small_demo()
+    try:
+        src.show([DieSpec("liars") for _ in range(5)])
+        clips: list[object] = []
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60:
+            src.read()
+            clip = src.clip
+            if clip is not None and (not clips or clips[-1] is not clip):
+                clips.append(clip)
+                if clip.hinted and len(clips) > 1 and not clips[-2].hinted:  # type: ignore[attr-defined]
+                    clips = clips[-1:]  # count from the first hinted clip on
+                if len([c for c in clips if c.hinted]) == HINT_ROLLS and not clip.hinted:  # type: ignore[attr-defined]
+                    break
+        hinted = [c for c in clips if c.hinted]  # type: ignore[attr-defined]
+        assert len(hinted) == HINT_ROLLS and len(hinted) == len({id(c) for c in hinted})  # fresh layouts
+        assert all(len(c.specs) == 5 for c in hinted)  # type: ignore[attr-defined]
+        assert not clips[-1].hinted  # type: ignore[attr-defined]  # then the loop resumes
+    finally:
+        src.close()
+
+
 def test_demo_still_frames_differ_only_by_noise() -> None:
     src = _small_demo()
     try:
