@@ -14,6 +14,9 @@ Layouts (each a group of cards of one deck):
 - ``fan``: 2-5 cards fanned from a pivot, as held in a hand and put down;
 - ``pile``: a messy pile of face-down cards (unlabelled), sometimes one turned up on top.
 
+``CardOptions(hand=("QS", "QH"))`` lays exactly those cards face up in one row, all in
+view (a reveal the demo table shows).
+
 Labelling rule: one label per corner index (rank and suit glyphs) with at
 least ``min_visible`` (85 %) of its area visible -- not under another card, a
 finger, a die or outside the frame -- and at least ``min_index_px`` on its
@@ -53,9 +56,21 @@ class CardOptions:
     heldout: bool = False
     min_visible: float = 0.85
     min_index_px: float = 5.0
+    hand: tuple[str, ...] | None = None  # exactly these cards, face up in one row, all in view
+
+
+MAX_HAND = 5
 
 
 def check_options(options: CardOptions) -> None:
+    if options.hand is not None:
+        if not 1 <= len(options.hand) <= MAX_HAND:
+            raise BadSceneConfig(f"{len(options.hand)} cards in the hand: give 1..{MAX_HAND}")
+        for code in options.hand:
+            if code not in ALL_CARDS:
+                raise BadSceneConfig(f"{code!r} is not a card (rank A, 2-10, J, Q or K, then suit S, H, D or C)")
+        if len(set(options.hand)) != len(options.hand):
+            raise BadSceneConfig(f"a card appears twice in the hand {list(options.hand)}: one deck holds each card once")
     if options.layouts is not None:
         if not options.layouts:
             raise BadSceneConfig("layouts is empty")
@@ -111,7 +126,12 @@ def _group(rng: np.random.Generator, layout: str, deck: list[str], design: CardD
     def take() -> str:
         return deck.pop() if deck else ALL_CARDS[int(rng.integers(len(ALL_CARDS)))]
 
-    if layout == "single":
+    if layout == "hand":  # the cards asked for (CardOptions.hand), face up side by side
+        gap = float(rng.uniform(4.0, 16.0))
+        for i, c in enumerate(deck):
+            x = (i - (len(deck) - 1) / 2.0) * (w + gap)
+            out.append(PlacedCard(c, gid, "row", (x, float(rng.normal(0, 2.0))), float(rng.normal(0, 0.04))))
+    elif layout == "single":
         out.append(PlacedCard(take(), gid, layout, (0.0, 0.0), float(rng.normal(0, 0.05))))
     elif layout == "row":
         n = int(rng.choice([1, 2, 3, 4], p=[0.2, 0.3, 0.25, 0.25]))
@@ -187,18 +207,18 @@ def plan_cards(
     names = list(options.layouts or LAYOUTS)
     p = np.array([LAYOUTS[n] for n in names])
     lo, hi = options.groups
-    n_groups = int(rng.integers(lo, hi + 1))
-    deck = [ALL_CARDS[i] for i in rng.permutation(len(ALL_CARDS))]
+    n_groups = int(rng.integers(lo, hi + 1)) if options.hand is None else 1
+    deck = [ALL_CARDS[i] for i in rng.permutation(len(ALL_CARDS))] if options.hand is None else list(options.hand)
     placed: list[PlacedCard] = []
     circles: list[tuple[np.ndarray, float]] = []
     W, H = cam.width, cam.height
     for gid in range(n_groups):
-        layout = str(names[int(rng.choice(len(names), p=p / p.sum()))])
+        layout = str(names[int(rng.choice(len(names), p=p / p.sum()))]) if options.hand is None else "hand"
         cards = _group(rng, layout, deck, design, gid)
         local = [_card_to_group(c, w_mm, h_mm) for c in cards]
         pts = np.concatenate([(m @ _corners(w_mm, h_mm))[:2].T for m in local])
         radius = float(np.linalg.norm(pts, axis=1).max())
-        cut_ok = rng.random() < 0.12  # now and then a group runs off the frame
+        cut_ok = rng.random() < 0.12 and options.hand is None  # now and then a group runs off the frame
         for attempt in range(40):
             centre = cam.unproject_to_plane(np.array([[rng.uniform(0.12, 0.88) * W, rng.uniform(0.12, 0.88) * H]]))[0]
             if any(np.hypot(*(centre - c)) < radius + r + 6.0 for c, r in circles):

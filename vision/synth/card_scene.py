@@ -63,6 +63,7 @@ class CardSceneConfig:
     hfov_deg: tuple[float, float] | None = None  # default (55, 78)
     camera_effects: bool = True
     min_visible: float = 0.85  # fraction of a corner index that must be visible to label it
+    hand: tuple[str, ...] | None = None  # exactly these cards, face up in one row (see CardOptions)
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -71,10 +72,13 @@ class CardSceneConfig:
         return HELDOUT_FAMILIES if self.heldout else TRAIN_FAMILIES
 
     def options(self) -> CardOptions:
-        return CardOptions(layouts=self.layouts, groups=self.groups, heldout=self.heldout, min_visible=self.min_visible)
+        return CardOptions(layouts=self.layouts, groups=self.groups, heldout=self.heldout, min_visible=self.min_visible, hand=self.hand)
 
     def to_json(self) -> dict[str, Any]:
-        return {"scene": "cards", **dataclasses.asdict(self)}
+        out = {"scene": "cards", **dataclasses.asdict(self)}
+        if self.hand is None:
+            del out["hand"]  # a set written before hands could be asked for reads the same
+        return out
 
 
 def check_config(config: CardSceneConfig) -> None:

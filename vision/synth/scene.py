@@ -89,6 +89,8 @@ class SceneConfig:
             out["dice"] = [dataclasses.asdict(d) for d in self.dice]
         if self.cards is None:
             del out["cards"]  # a dice-only config reads as it always did
+        elif self.cards.hand is None:
+            del out["cards"]["hand"]  # as did a card config before hands could be asked for
         return out
 
 

@@ -354,3 +354,24 @@ def test_every_rank_and_suit_is_drawable() -> None:
         for suit in CARD_SUITS:
             face = draw_face(rank + suit, design, px_per_mm=2.0)
             assert face.indices and face.rgb.shape[:2] == face.alpha.shape
+
+
+def test_a_hand_lays_exactly_those_cards_face_up_in_view() -> None:
+    hand = ("QS", "10H", "7D")
+    for seed in range(3):
+        scene = render_card_scene(_rng(seed), CardSceneConfig(width=640, height=480, hand=hand, occluders=False, card_px=(150, 200)))
+        h, w = scene.image.shape[:2]
+        assert sorted(c["face"] for c in scene.meta["cards"]) == sorted(hand)
+        for card in scene.meta["cards"]:
+            assert card["face_up"] and card["layout"] == "row"
+            quad = np.asarray(card["corners_px"])
+            assert (quad >= 0).all() and (quad[:, 0] <= w).all() and (quad[:, 1] <= h).all()  # never cut by the frame
+        assert {o.face for o in scene.objects} <= set(hand) and scene.objects
+    assert "hand" not in CardSceneConfig().to_json() and CardSceneConfig(hand=hand).to_json()["hand"] == hand
+    assert "hand" not in SceneConfig(cards=CardOptions()).to_json()["cards"]
+
+
+@pytest.mark.parametrize("hand", [(), ("QS", "QS"), ("1H",), ("AS", "2S", "3S", "4S", "5S", "6S")])
+def test_a_hand_the_deck_cannot_hold_is_refused(hand: tuple[str, ...]) -> None:
+    with pytest.raises(BadSceneConfig):
+        render_card_scene(_rng(0), CardSceneConfig(**SMALL, hand=hand))
