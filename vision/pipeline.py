@@ -190,6 +190,7 @@ class LivePipeline:
         self._settled: SettledReading | None = None
         self._view_seq = 0
         self._highlight: tuple[int, frozenset[int]] | None = None  # (settled seq, indices)
+        self._pending_show: tuple[Any, ...] | None = None  # a demo reveal asked for while no source was open
         self._reader_error: str | None = None
         self._reader_errors = 0
         self._detect_times: deque[float] = deque(maxlen=window)
@@ -342,10 +343,21 @@ class LivePipeline:
             self._settler.rearm()
 
     def show(self, specs: Sequence[Any]) -> bool:
-        """Ask the demo source for a reveal of these dice next; ``False`` if the source is not the demo."""
+        """Ask the demo source for a reveal of these dice (or cards) next; ``False`` if no
+        demo source is open now. Asked while none is open (the camera still starting, or
+        offline), the reveal goes to the next source that opens, if it is the demo."""
+        with self._cond:
+            self._pending_show = tuple(specs)
+        return self._deliver_pending_show()
+
+    def _deliver_pending_show(self) -> bool:
         src = self.camera.current_source()
+        if src is None:
+            return False  # kept for the next source that opens (see _on_camera)
+        with self._cond:
+            specs, self._pending_show = self._pending_show, None
         show = getattr(src, "show", None)
-        if show is None:
+        if specs is None or show is None:
             return False
         show(specs)
         return True
@@ -466,6 +478,10 @@ class LivePipeline:
             self._cond.notify_all()
             was, self._last_online = self._last_online, status.online
         if status.online and was is not True:
+            try:
+                self._deliver_pending_show()
+            except Exception:  # a hint only: a source that cannot show it goes on as it is
+                log.exception("demo hint failed")
             self._emit(PipelineEvent(EventKind.ONLINE, status))
         elif not status.online and status.running and (was is True or status.last_error):
             self._emit(PipelineEvent(EventKind.OFFLINE, status))

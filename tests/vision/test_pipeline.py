@@ -247,6 +247,25 @@ def test_demo_hint_becomes_a_settled_reveal() -> None:
         assert all(v.face_share == 1.0 for v in settled.votes)
 
 
+def test_a_demo_hint_asked_before_the_camera_opens_is_shown_once_it_does() -> None:
+    from vision.demo import DemoSource
+
+    reader = DemoTruth()
+    opener = lambda: DemoSource(fps=30.0, size=(640, 480), hold_s=1.5, empty_s=0.1, rolling=3, bank=1, seed=3, games=("nine-dice",))
+    pipe = LivePipeline(opener, reader, settle=FAST, detect_fps=30)
+    reader.pipe = pipe
+    pipe.watch({"card"})
+    assert not pipe.show(["QS", "10H"])  # nothing open yet: kept for the source to come
+    with pipe:
+        deadline = time.monotonic() + 30
+        settled = None
+        while time.monotonic() < deadline:
+            settled = pipe.wait_settled(settled.seq if settled else 0, timeout=1)
+            if settled is not None and settled.reading.faces() and settled.reading.faces()[0][-1] in "SHDC":
+                break
+        assert settled is not None and sorted(settled.reading.faces()) == ["10H", "QS"]
+
+
 class TruthReader:
     """For the benchmark: a reader that costs nothing and returns a fixed 9-dice reading,
     so the numbers measure the pipeline (capture, hand-off, settling, overlay, JPEG)."""
