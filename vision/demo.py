@@ -1,4 +1,4 @@
-"""The built-in ``demo`` source: a synthetic table that keeps revealing dice.
+"""The built-in ``demo`` source: a synthetic table that keeps revealing dice (or cards).
 
 No camera needed: ``tableref serve --source demo`` shows a loop of reveals rendered by
 :mod:`vision.synth`, cycling over the games:
@@ -6,14 +6,18 @@ No camera needed: ``tableref serve --source demo`` shows a loop of reveals rende
 - Liar's Dice: 2-15 liars dice (one body colour per player's five);
 - Nine Dice: the 9 basic dice (per colour white/black/blue two A dice and one C die),
   sometimes with the green expansion die;
-- Pin-456: k of the 3 pin dice and 3 four-five-six dice.
+- Pin-456: k of the 3 pin dice and 3 four-five-six dice;
+- Doubt (only when asked for, or with ``games=("doubt",)``): 1-3 playing cards turned
+  face up in a row, as at a challenge. The loop leaves cards out by default because the
+  live reader only reads cards while a Doubt table waits for its reveal; once cards are
+  asked for, the loop deals cards until dice are asked for again.
 
 Each reveal is a *clip*: the empty table for a moment, a few frames of dice rolling in
 (each die's patch slides and spins towards where it lands, motion-blurred), then the
 still scene held for ``hold_s`` seconds with fresh sensor noise on every frame, as a
 webcam would show it. The dashboard can ask for a reveal matching the dice in play with
 :meth:`DemoSource.show` (e.g. exactly 7 liars dice); that clip starts as soon as it is
-rendered, and the same dice are rolled again in fresh layouts (``HINT_ROLLS`` in all)
+rendered, and the same dice (or cards) are rolled again in fresh layouts (``HINT_ROLLS`` in all)
 before the loop resumes, so a reveal a reader could not settle gets another chance.
 
 Rendering (a few hundred ms a scene) happens on a background thread: a bank of
@@ -37,6 +41,9 @@ import numpy as np
 
 from vision.detections import Detection
 from vision.sources import _Pacer
+from vision.synth.card_faces import ALL_CARDS
+from vision.synth.card_layout import CardOptions, check_options
+from vision.synth.card_scene import CardSceneConfig, render_card_scene
 from vision.synth.designs import DESIGNS, design
 from vision.synth.errors import BadSceneConfig, UnknownColour
 from vision.synth.scene import RenderedScene, SceneConfig, render_scene
@@ -44,11 +51,14 @@ from vision.synth.sets import DieSpec
 
 log = logging.getLogger(__name__)
 
-GAMES = ("liars-dice", "nine-dice", "pin456")
+GAMES = ("liars-dice", "nine-dice", "pin456")  # the loop's default; "doubt" can be added
 # Plain surfaces, where painting the dice out for the empty table leaves no visible trace.
 DEMO_TABLES = ("wood", "felt", "laminate", "paper", "concrete")
 HINT_ROLLS = 3  # an asked-for reveal is rolled this many times (fresh layouts) before the loop resumes
+CARD_PX = (160.0, 220.0)  # card height at 640 px wide: indices big enough to read every time
 Renderer = Callable[[np.random.Generator, SceneConfig], RenderedScene]
+CardRenderer = Callable[[np.random.Generator, CardSceneConfig], RenderedScene]
+Reveal = tuple[DieSpec, ...] | tuple[str, ...]  # dice, or playing cards such as "10H"
 
 
 def liars_reveal(rng: np.random.Generator, n: int | None = None) -> tuple[DieSpec, ...]:
@@ -90,16 +100,54 @@ def pin456_reveal(rng: np.random.Generator, k: int | None = None) -> tuple[DieSp
     return tuple(pool[i] for i in keep)
 
 
-REVEALS: dict[str, Callable[[np.random.Generator], tuple[DieSpec, ...]]] = {
+def doubt_reveal(
+    rng: np.random.Generator, count: int | None = None, rank: str | None = None, possible: Sequence[str] | None = None
+) -> tuple[str, ...]:
+    """``count`` cards (default 1-3) played as ``rank`` (default any), drawn from ``possible``
+    (default the whole deck): all of that rank about half the time, else at least one other.
+
+    >>> cards = doubt_reveal(np.random.default_rng(4), 3, "Q")
+    >>> len(cards), len(set(cards))
+    (3, 3)
+    >>> doubt_reveal(np.random.default_rng(0), 2, "7", ["7S", "7H", "KD"]) in {("7S", "7H"), ("7H", "7S"), ("7S", "KD"), ("KD", "7S"), ("7H", "KD"), ("KD", "7H")}
+    True
+    """
+    pool = [str(c) for c in (possible if possible is not None else ALL_CARDS)]
+    if count is None:
+        count = int(rng.integers(1, 4))
+    if not 1 <= count <= len(pool):
+        raise BadSceneConfig(f"cannot show {count} cards out of {len(pool)} possible")
+    if rank is None:
+        rank = pool[int(rng.integers(len(pool)))][:-1]
+    honest = [c for c in pool if c[:-1] == rank]
+    others = [c for c in pool if c[:-1] != rank]
+    if len(honest) >= count and (not others or rng.random() < 0.5):
+        picked = [honest[i] for i in rng.choice(len(honest), count, replace=False)]
+    else:  # a lie: at least one card off the rank
+        liar = others[int(rng.integers(len(others)))]
+        rest = [c for c in pool if c != liar]
+        picked = [liar] + [rest[i] for i in rng.choice(len(rest), count - 1, replace=False)]
+        rng.shuffle(picked)
+    return tuple(picked)
+
+
+REVEALS: dict[str, Callable[[np.random.Generator], Reveal]] = {
     "liars-dice": liars_reveal,
     "nine-dice": nine_reveal,
     "pin456": pin456_reveal,
+    "doubt": doubt_reveal,
 }
 
 
-def check_specs(specs: Sequence[DieSpec]) -> tuple[DieSpec, ...]:
+def check_specs(specs: Sequence[DieSpec] | Sequence[str]) -> Reveal:
     """Validate a hint now (in the caller's thread) so a bad request fails loudly, not later."""
     specs = tuple(specs)
+    if specs and all(isinstance(s, str) for s in specs):
+        cards = tuple(str(s) for s in specs)
+        check_options(CardOptions(hand=cards))
+        return cards
+    if any(isinstance(s, str) for s in specs):
+        raise BadSceneConfig("a reveal shows dice or cards, not both")
     if not 1 <= len(specs) <= 40:
         raise BadSceneConfig(f"{len(specs)} dice: give 1..40")
     for s in specs:
@@ -108,17 +156,19 @@ def check_specs(specs: Sequence[DieSpec]) -> tuple[DieSpec, ...]:
             raise UnknownColour(s.colour)
         if s.face is not None:
             des.check_face(s.face)
-    return specs
+    return specs  # type: ignore[return-value]
 
 
-def game_of(specs: Sequence[DieSpec]) -> str:
-    """Which game a set of dice belongs to, by design (``"custom"`` for a mix).
+def game_of(specs: Sequence[DieSpec] | Sequence[str]) -> str:
+    """Which game a set of dice belongs to, by design (``"custom"`` for a mix); cards are Doubt's.
 
-    >>> game_of([DieSpec("pin"), DieSpec("456")]), game_of([DieSpec("nine-a"), DieSpec("liars")])
-    ('pin456', 'custom')
+    >>> game_of([DieSpec("pin"), DieSpec("456")]), game_of([DieSpec("nine-a"), DieSpec("liars")]), game_of(["QS"])
+    ('pin456', 'custom', 'doubt')
     """
+    if specs and all(isinstance(s, str) for s in specs):
+        return "doubt"
     families = {"liars": "liars-dice", "nine-a": "nine-dice", "nine-c": "nine-dice", "nine-x": "nine-dice", "pin": "pin456", "456": "pin456"}
-    games = {families.get(s.design, "custom") for s in specs}
+    games = {families.get(s.design, "custom") for s in specs if isinstance(s, DieSpec)}
     return games.pop() if len(games) == 1 else "custom"
 
 
@@ -127,7 +177,7 @@ class DemoClip:
     """One prepared reveal: empty table, rolling frames, the still and what is on it."""
 
     game: str
-    specs: tuple[DieSpec, ...]
+    specs: Reveal
     empty: np.ndarray
     rolling: tuple[np.ndarray, ...]
     still: np.ndarray
@@ -160,12 +210,33 @@ def _paste(dst: np.ndarray, patch: np.ndarray, alpha: np.ndarray, cx: float, cy:
     roi[:] = roi * (1.0 - a) + p * a
 
 
+def smooth_fill(image: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:
+    """``image`` (float32) with the pixels under ``mask`` replaced by a blur of the pixels
+    around them (normalised convolution, the blur widening until every hole is reached):
+    smooth shading without the streaks inpainting draws across holes as big as a card."""
+    h, w = mask.shape
+    valid = (mask == 0).astype(np.float32)
+    src = image.astype(np.float32) * valid[..., None]
+    out = image.astype(np.float32)
+    todo = mask > 0
+    while todo.any() and sigma < 2 * max(h, w):
+        weight = cv2.GaussianBlur(valid, (0, 0), sigma)
+        ok = todo & (weight > 0.05)
+        if ok.any():
+            out[ok] = cv2.GaussianBlur(src, (0, 0), sigma)[ok] / weight[ok][:, None]
+        todo &= ~ok
+        sigma *= 2.0
+    if todo.any():  # nothing of the table visible at all
+        out[todo] = out[~todo].mean(axis=0) if (~todo).any() else 0.0
+    return out
+
+
 def empty_table(still: np.ndarray, boxes: Sequence[tuple[float, float, float, float]], rng: np.random.Generator) -> np.ndarray:
     """The table of ``still`` with the dice (and their shadows) painted out.
 
     The renderer cannot draw a table without dice, so the dice are removed: boxes plus a
     margin, and nearby pixels clearly darker than the table around them (shadows), are
-    inpainted for the smooth shading, then the table's fine texture is copied back from
+    filled from the table around them for the smooth shading (:func:`smooth_fill`), then the table's fine texture is copied back from
     a region of the frame that holds no die. Good on the plain table families the demo
     uses (wood, felt, laminate, paper, concrete); checks and patterns would smear.
     """
@@ -184,51 +255,93 @@ def empty_table(still: np.ndarray, boxes: Sequence[tuple[float, float, float, fl
     near = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
     shadow = (cv2.GaussianBlur(lum, (0, 0), 2.0) < 0.9 * background) & (near > 0)
     mask = cv2.dilate(mask | (shadow.astype(np.uint8) * 255), np.ones((5, 5), np.uint8))
-    low = cv2.inpaint(still, mask, 3, cv2.INPAINT_TELEA).astype(np.float32)
+    low = smooth_fill(still, mask, 3.0)
     detail = still.astype(np.float32) - cv2.GaussianBlur(still.astype(np.float32), (0, 0), 2.5)
-    best: tuple[float, int, int] | None = None
-    for _ in range(40):
-        dx, dy = int(rng.integers(-w // 2, w // 2)), int(rng.integers(-h // 2, h // 2))
-        # detail is taken from p + (dy, dx) for each masked p: that source must hold no die.
-        clash = float((np.roll(mask, (-dy, -dx), axis=(0, 1)) & mask).mean())
-        cost = 1000.0 * clash + math.hypot(dx, dy) / max(w, h)
-        if best is None or cost < best[0]:
-            best = (cost, dx, dy)
-    assert best is not None
-    cost, dx, dy = best
-    if cost >= 1.0:  # no die-free region to copy from (dice everywhere): smooth is better than ghosts
-        return low.astype(np.uint8)
+    # The fine texture comes from elsewhere on the table: each hole pixel p copies the detail
+    # at p + (dx, dy), trying the nearest shifts first, where that source is well clear of
+    # every die or card (a big hole is filled as a patchwork of shifts).
+    holes = mask > 0
+    clean = cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0
+    shifts = sorted(((int(rng.integers(-w // 2, w // 2)), int(rng.integers(-h // 2, h // 2))) for _ in range(40)), key=lambda d: math.hypot(*d))
+    texture = np.zeros_like(detail)
+    got = np.zeros((h, w), bool)
+    for dx, dy in shifts:
+        take = holes & ~got & np.roll(clean, (-dy, -dx), axis=(0, 1))
+        if take.any():
+            texture[take] = np.roll(detail, (-dy, -dx), axis=(0, 1))[take]
+            got |= take
+            if got[holes].all():
+                break
     weight = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 2.0)[..., None]
-    out = low + np.roll(detail, (-dy, -dx), axis=(0, 1)) * weight
+    out = low + texture * weight
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def make_clip(rng: np.random.Generator, game: str, specs: tuple[DieSpec, ...], scene: RenderedScene, rolling: int) -> DemoClip:
-    """Build a clip from a rendered still: paint the dice out for the empty table (see
-    :func:`empty_table`), then slide each die's patch in from a random start, spinning and
-    motion-blurred, easing into where it lies in the still."""
+@dataclass(frozen=True, eq=False)
+class Piece:
+    """One thing that rolls (or slides) in: the object the reader should find, and its
+    outline in the still (``None`` for a die: a rounded square filling its box)."""
+
+    truth: Detection
+    outline: np.ndarray | None = None  # (N, 2) pixel polygon, e.g. a card's four corners
+
+
+def card_pieces(scene: RenderedScene) -> tuple[Piece, ...]:
+    """One piece per face-up card of a rendered card scene: the card as a whole (face
+    ``"10H"``, box around the card) with its four corners as the outline. The scene's own
+    objects are corner indices, two per card; the table waits for cards."""
+    h, w = scene.image.shape[:2]
+    out = []
+    for card in scene.meta.get("cards", []):
+        if not card.get("face_up") or not card.get("face"):
+            continue
+        quad = np.asarray(card["corners_px"], np.float32)
+        x1, y1 = float(np.clip(quad[:, 0].min(), 0, w)), float(np.clip(quad[:, 1].min(), 0, h))
+        x2, y2 = float(np.clip(quad[:, 0].max(), 0, w)), float(np.clip(quad[:, 1].max(), 0, h))
+        out.append(Piece(Detection(kind="card", face=str(card["face"]), colour=None, box=(x1, y1, x2, y2), score=1.0), quad))
+    return tuple(out)
+
+
+def _piece_alpha(piece: Piece, x0: int, y0: int, ch: int, cw: int) -> np.ndarray:
+    if piece.outline is not None:
+        mask = np.zeros((ch, cw), np.uint8)
+        pts = np.round((piece.outline - [x0, y0]) * 4).astype(np.int32)  # 2 bits of sub-pixel precision
+        cv2.fillPoly(mask, [pts], 255, cv2.LINE_AA, shift=2)
+        return mask.astype(np.float32) / 255.0
+    alpha = np.zeros((ch, cw), np.float32)
+    r = max(1, int(0.22 * min(ch, cw)))
+    cv2.rectangle(alpha, (r, 0), (cw - 1 - r, ch - 1), 1.0, -1)
+    cv2.rectangle(alpha, (0, r), (cw - 1, ch - 1 - r), 1.0, -1)
+    for cx, cy in ((r, r), (cw - 1 - r, r), (r, ch - 1 - r), (cw - 1 - r, ch - 1 - r)):
+        cv2.circle(alpha, (cx, cy), r, 1.0, -1)
+    return alpha
+
+
+def make_clip(
+    rng: np.random.Generator, game: str, specs: Reveal, scene: RenderedScene, rolling: int, pieces: Sequence[Piece] | None = None
+) -> DemoClip:
+    """Build a clip from a rendered still: paint the pieces (default: the scene's dice) out
+    for the empty table (see :func:`empty_table`), then slide each piece in from a random
+    start, spinning and motion-blurred, easing into where it lies in the still."""
     still = scene.image
     h, w = still.shape[:2]
+    if pieces is None:
+        pieces = tuple(Piece(obj) for obj in scene.objects)
     patches = []
-    for obj in scene.objects:
-        x1, y1, x2, y2 = obj.box
+    for piece in pieces:
+        x1, y1, x2, y2 = piece.truth.box
         size = max(x2 - x1, y2 - y1)
         crop = still[int(y1) : int(math.ceil(y2)), int(x1) : int(math.ceil(x2))].astype(np.float32)
         ch, cw = crop.shape[:2]
         if ch < 2 or cw < 2:
             continue
-        alpha = np.zeros((ch, cw), np.float32)
-        r = max(1, int(0.22 * min(ch, cw)))
-        cv2.rectangle(alpha, (r, 0), (cw - 1 - r, ch - 1), 1.0, -1)
-        cv2.rectangle(alpha, (0, r), (cw - 1, ch - 1 - r), 1.0, -1)
-        for cx, cy in ((r, r), (cw - 1 - r, r), (r, ch - 1 - r), (cw - 1 - r, ch - 1 - r)):
-            cv2.circle(alpha, (cx, cy), r, 1.0, -1)
+        alpha = _piece_alpha(piece, int(x1), int(y1), ch, cw)
         # Room for rotation and blur around the patch.
         pad = int(0.6 * max(ch, cw))
         crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         alpha = cv2.copyMakeBorder(alpha, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         patches.append(((x1 + x2) / 2, (y1 + y2) / 2, size, crop, alpha))
-    empty = empty_table(still, [o.box for o in scene.objects], rng)
+    empty = empty_table(still, [p.truth.box for p in pieces], rng)
     base = empty.astype(np.float32)
 
     starts = []
@@ -258,7 +371,7 @@ def make_clip(rng: np.random.Generator, game: str, specs: tuple[DieSpec, ...], s
                 c, a = cv2.filter2D(c, -1, kern), cv2.filter2D(a, -1, kern)
             _paste(frame, c, a, x, y)
         frames.append(np.clip(frame, 0, 255).astype(np.uint8))
-    return DemoClip(game=game, specs=specs, empty=empty, rolling=tuple(frames), still=still, objects=scene.objects)
+    return DemoClip(game=game, specs=specs, empty=empty, rolling=tuple(frames), still=still, objects=tuple(p.truth for p in pieces))
 
 
 class DemoSource:
@@ -279,6 +392,7 @@ class DemoSource:
         seed: int | None = None,
         noise_sigma: float = 2.5,
         renderer: Renderer = render_scene,
+        card_renderer: CardRenderer = render_card_scene,
     ) -> None:
         unknown = [g for g in games if g not in REVEALS]
         if unknown or not games:
@@ -291,7 +405,9 @@ class DemoSource:
         self.rolling = rolling
         self.bank_size = max(1, bank)
         self.games = tuple(games)
+        self._dice_games = tuple(g for g in self.games if g != "doubt") or GAMES
         self._renderer = renderer
+        self._card_renderer = card_renderer
         self._rng = np.random.default_rng(seed)
         self._pacer = _Pacer(fps)
         self._noise = self._make_noise(np.random.default_rng(None if seed is None else seed + 1), noise_sigma)
@@ -301,9 +417,9 @@ class DemoSource:
         self._stop = threading.Event()
         self._bank: list[DemoClip] = []
         self._played_since_refresh = 0
-        self._hint: tuple[DieSpec, ...] | None = None
+        self._hint: Reveal | None = None
         self._hinted: DemoClip | None = None
-        self._asked: tuple[DieSpec, ...] | None = None  # the latest hint, rolled again when its clip ends
+        self._asked: Reveal | None = None  # the latest hint, rolled again when its clip ends
         self._asked_left = 0
         self._render_errors = 0
         self._last_error: str | None = None
@@ -319,17 +435,28 @@ class DemoSource:
 
     # -- public -------------------------------------------------------------------------
 
-    def show(self, specs: Sequence[DieSpec]) -> None:
-        """Reveal exactly these dice next (faces ``None`` are rolled at random).
+    def show(self, specs: Sequence[DieSpec] | Sequence[str]) -> None:
+        """Reveal exactly these dice next (faces ``None`` are rolled at random), or these
+        playing cards (``["QS", "10H"]``, 1-5 of them, face up in a row).
 
-        Raises a :class:`vision.synth.errors.SynthError` for a design, colour or face the
-        renderer does not know. A newer hint replaces one not yet rendered.
+        Raises a :class:`vision.synth.errors.SynthError` for a design, colour, face or card
+        the renderer does not know. A newer hint replaces one not yet rendered.
         """
         checked = check_specs(specs)
         with self._cond:
             self._hint = self._asked = checked
             self._asked_left = HINT_ROLLS - 1
+            self._follow(game_of(checked) == "doubt")
             self._cond.notify_all()
+
+    def _follow(self, cards: bool) -> None:
+        """Loop over the kind of reveal last asked for: while a table waits for cards, a
+        reader set to cards must not be shown dice (it would read pips as card indices)."""
+        games = ("doubt",) if cards else self._dice_games
+        if ("doubt" in self.games) == cards and set(self.games) <= set(games):
+            return
+        self.games = games
+        self._bank = [c for c in self._bank if c.game in games]
 
     @property
     def last_truth(self) -> tuple[Detection, ...] | None:
@@ -462,31 +589,48 @@ class DemoSource:
             with self._cond:
                 if hint is not None:
                     self._hinted = dataclasses.replace(clip, hinted=True)
-                elif refresh:
+                elif clip.game not in self.games:
+                    continue  # rendered for the loop before the kind of reveal changed (see _follow)
+                elif refresh and len(self._bank) >= self.bank_size:  # (the bank may have been emptied since)
                     # Replace, in the bank, the clip just started: it has been seen and would
                     # come round last (the player keeps its own reference, so nothing jumps).
                     self._bank[(self._next_bank - 1) % len(self._bank)] = clip
                 else:
                     self._bank.append(clip)
 
-    def _render(self, game: str, hint: tuple[DieSpec, ...] | None) -> DemoClip:
+    def _render(self, game: str, hint: Reveal | None) -> DemoClip:
         with self._cond:
             seed = int(self._rng.integers(2**32))
         rng = np.random.default_rng(seed)
         specs = hint if hint is not None else REVEALS[game](rng)
         w, h = self.size
-        config = SceneConfig(
-            width=w,
-            height=h,
-            dice=specs,
-            distractors=False,
-            occluders=False,
-            table_families=DEMO_TABLES,
-            tilt_deg=(0.0, 25.0),
-            die_px=(30.0, 44.0) if len(specs) <= 12 else (24.0, 34.0),
-        )
         t0 = time.perf_counter()
-        scene = self._renderer(rng, config)
-        clip = make_clip(rng, game, specs, scene, self.rolling)
-        log.debug("demo clip %s (%d dice) in %.0f ms", game, len(specs), (time.perf_counter() - t0) * 1000)
+        if game == "doubt":
+            cards = tuple(str(c) for c in specs)
+            card_config = CardSceneConfig(
+                width=w,
+                height=h,
+                hand=cards,
+                distractors=False,
+                occluders=False,
+                table_families=DEMO_TABLES,
+                tilt_deg=(0.0, 25.0),
+                card_px=CARD_PX,
+            )
+            scene = self._card_renderer(rng, card_config)
+            clip = make_clip(rng, game, cards, scene, self.rolling, card_pieces(scene))
+        else:
+            config = SceneConfig(
+                width=w,
+                height=h,
+                dice=specs,  # type: ignore[arg-type]
+                distractors=False,
+                occluders=False,
+                table_families=DEMO_TABLES,
+                tilt_deg=(0.0, 25.0),
+                die_px=(30.0, 44.0) if len(specs) <= 12 else (24.0, 34.0),
+            )
+            scene = self._renderer(rng, config)
+            clip = make_clip(rng, game, specs, scene, self.rolling)
+        log.debug("demo clip %s (%d objects) in %.0f ms", game, len(clip.objects), (time.perf_counter() - t0) * 1000)
         return clip

@@ -72,9 +72,22 @@ class TableCamera(Protocol):
         ...
 
     def expect(self, game: str, state: JSON) -> None:
-        """A table now waits for a reading (``state`` is its state JSON): a hint for the
-        camera, e.g. the demo source shows a reveal with the dice in play. May do nothing."""
+        """A table now waits for a reading (``state`` is its state JSON, see
+        :func:`reveal_hint`): a hint for the camera, e.g. the demo source shows a reveal
+        with the dice in play. May do nothing."""
         ...
+
+
+def reveal_hint(state: Any) -> JSON:
+    """``state``'s JSON for :meth:`TableCamera.expect`, plus, for a Doubt reveal, what it
+    must show (``reveal``: ``count``, ``rank`` and the ``possible`` cards), so the demo
+    source shows a play the referee can accept."""
+    out = dict(state.to_json())
+    expected = getattr(state, "expected_reveal", None)
+    spec = expected() if callable(expected) else None
+    if spec is not None:
+        out["reveal"] = {"count": spec.count, "rank": str(spec.rank), "possible": sorted(str(c) for c in spec.possible)}
+    return out
 
 
 MJPEG_BOUNDARY = "frame"

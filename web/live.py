@@ -28,20 +28,29 @@ log = logging.getLogger(__name__)
 
 
 def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> list[Any] | None:
-    """The dice the demo source should reveal for a table waiting on ``state``
+    """What the demo source should reveal for a table waiting on ``state``
     (Liar's Dice: every die in play; Nine Dice: a roll; Pin-456: the declared dice
-    from the unused ones), or None when the demo cannot show it (Doubt: cards).
+    from the unused ones; Doubt: the challenged play's cards, as card codes), or None
+    when the state does not say what to show.
+
+    For Doubt, ``state["reveal"]`` (see :func:`web.camera.reveal_hint`) gives the play's size, rank
+    and the cards that can be in it; without it the play's size and rank come from the
+    state and the cards from the deck less the discarded ranks.
 
     >>> len(demo_specs("liars-dice", {"dice_in_play": 7}, seed=1))
     7
     >>> sorted({s.design for s in demo_specs("pin456", {"declared": 3, "dice_left": {"pin": 1, "456": 3}}, seed=2)}) <= ["456", "pin"]
     True
+    >>> len(demo_specs("doubt", {"reveal": {"count": 2, "rank": "Q", "possible": ["QS", "QH", "3D"]}}, seed=3))
+    2
     """
     import numpy as np
 
     from vision import demo
 
     rng = np.random.default_rng(seed)
+    if game == "doubt":
+        return _doubt_cards(rng, state)
     if game == "liars-dice" and state.get("dice_in_play"):
         return list(demo.liars_reveal(rng, int(state["dice_in_play"])))
     if game == "nine-dice":
@@ -57,6 +66,25 @@ def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> 
             return None
         return random.Random(seed).sample(unused, k)
     return None
+
+
+def _doubt_cards(rng: Any, state: Mapping[str, Any]) -> list[Any] | None:
+    from vision import demo
+
+    reveal = state.get("reveal") or {}
+    count = reveal.get("count") or (state.get("play") or {}).get("count")
+    rank = reveal.get("rank") or state.get("rank")
+    if not count or not rank:
+        return None
+    possible = reveal.get("possible")
+    if possible is None:
+        from referee.doubt import deck_cards
+
+        discarded = set(state.get("discarded") or ())
+        possible = [str(c) for c in deck_cards(int(state.get("deck") or 52)) if str(c.rank) not in discarded]
+    if int(count) > len(possible):
+        return None
+    return list(demo.doubt_reveal(rng, int(count), str(rank), sorted(possible)))
 
 
 def _faces(truth: Any) -> list[str] | None:
@@ -142,7 +170,7 @@ class PipelineCamera:
 
     def expect(self, game: str, state: JSON) -> None:
         """Read what the waiting table plays with (dice, or cards for Doubt), and with the
-        demo source, reveal dice that fit the table."""
+        demo source, reveal dice (or cards) that fit the table."""
         self.pipeline.watch({object_kind(game)})
         specs = demo_specs(game, state)
         if specs:

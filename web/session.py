@@ -43,7 +43,7 @@ from referee.log import GameLog
 from referee.replay import ReplayError, replay, rules_for, start
 
 from web.bus import Bus
-from web.camera import TableCamera
+from web.camera import TableCamera, reveal_hint
 from web.errors import (
     BadRequest,
     Conflict,
@@ -195,7 +195,7 @@ class TableSession:
         _, state = self.load()
         if state.expects() in READING_EVENTS:
             try:
-                self.sessions.camera.expect(self.record.game, state.to_json())
+                self.sessions.camera.expect(self.record.game, reveal_hint(state))
             except Exception:  # a hint only: the table must go on whatever the camera does with it
                 log.exception("camera hint failed")
         if self.sessions.bus.subscribers(self.id):

@@ -13,7 +13,15 @@ import pytest
 
 import vision.sources as sources
 from tests.vision.livefakes import FACE_LEVELS, write_scene
-from vision.demo import DemoSource, game_of, liars_reveal, nine_reveal, pin456_reveal
+from vision.demo import (
+    DemoSource,
+    doubt_reveal,
+    game_of,
+    liars_reveal,
+    nine_reveal,
+    pin456_reveal,
+    smooth_fill,
+)
 from vision.sources import (
     CameraNotFound,
     FolderEmpty,
@@ -288,3 +296,81 @@ def test_demo_rejects_dice_it_cannot_draw() -> None:
             src.show([])
     finally:
         src.close()
+
+
+def test_doubt_reveals_are_honest_or_lies_from_the_possible_cards() -> None:
+    rng = np.random.default_rng(0)
+    possible = ["QS", "QH", "QD", "3C", "KD", "7S"]
+    honest = lies = 0
+    for _ in range(200):
+        cards = doubt_reveal(rng, 2, "Q", possible)
+        assert len(cards) == 2 == len(set(cards)) and set(cards) <= set(possible)
+        if all(c.startswith("Q") for c in cards):
+            honest += 1
+        else:
+            lies += 1
+    assert 60 <= honest <= 140 and honest + lies == 200  # about half and half
+    assert all(c.startswith("7") for c in doubt_reveal(rng, 1, "7", ["7S"]))  # nothing else could be there
+    assert len(doubt_reveal(rng)) in (1, 2, 3)
+    with pytest.raises(SynthError):
+        doubt_reveal(rng, 3, "Q", ["QS", "QH"])
+    assert game_of(["QS", "10H"]) == "doubt"
+
+
+def test_demo_shows_the_asked_for_cards_as_whole_cards() -> None:
+    src = _small_demo(size=(640, 480))
+    try:
+        src.show(["QS", "10H", "7D"])
+        truth = None
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60:
+            src.read()
+            clip = src.clip
+            if clip is not None and clip.hinted and src.last_truth:
+                truth = src.last_truth
+                break
+        assert truth is not None and clip is not None
+        assert clip.game == "doubt" and clip.specs == ("QS", "10H", "7D")
+        assert sorted(o.face for o in truth) == ["10H", "7D", "QS"] and {o.kind for o in truth} == {"card"}
+        for o in truth:
+            x1, y1, x2, y2 = o.box
+            assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 480 and y2 - y1 > 100  # a whole card, not an index
+        # The empty table shows no card: where they lie it looks like the table around them.
+        empty, still = clip.empty.astype(np.float32), clip.still.astype(np.float32)
+        under = np.zeros(empty.shape[:2], bool)
+        for o in truth:
+            x1, y1, x2, y2 = (int(v) for v in o.box)
+            under[y1:y2, x1:x2] = True
+        table = empty[~under].mean(axis=0)
+        assert np.abs(empty[under].mean(axis=0) - table).max() < 12
+        assert np.abs(still[under].mean(axis=0) - table).max() > np.abs(empty[under].mean(axis=0) - table).max() + 5
+        # Then the loop deals cards too (a reader set to cards is never shown dice) ...
+        while time.monotonic() - t0 < 90 and (src.clip is None or src.clip.hinted):
+            src.read()
+        assert src.clip is not None and not src.clip.hinted and src.clip.game == "doubt"
+        # ... until dice are asked for again.
+        src.show([DieSpec("liars") for _ in range(3)])
+        assert src.games == ("liars-dice", "nine-dice", "pin456") and all(c.game != "doubt" for c in src._bank)
+    finally:
+        src.close()
+
+
+def test_demo_refuses_cards_no_deck_holds_and_dice_mixed_with_cards() -> None:
+    src = _small_demo()
+    try:
+        for bad in (["QS", "QS"], ["1H"], ["QS", DieSpec("liars")]):
+            with pytest.raises(SynthError):
+                src.show(bad)  # type: ignore[arg-type]
+    finally:
+        src.close()
+
+
+def test_smooth_fill_reaches_every_hole_and_keeps_the_rest() -> None:
+    img = np.zeros((60, 80, 3), np.uint8)
+    img[:, :, 1] = np.linspace(0, 200, 80, dtype=np.uint8)[None, :]  # a gradient across the table
+    mask = np.zeros((60, 80), np.uint8)
+    mask[10:50, 20:60] = 255  # a big hole
+    out = smooth_fill(img, mask, 2.0)
+    assert np.array_equal(out[mask == 0], img[mask == 0].astype(np.float32))
+    assert abs(float(out[30, 21, 1]) - float(img[30, 21, 1])) < 25  # continuous at the hole's edge
+    assert out[30, 22, 1] < out[30, 40, 1] < out[30, 57, 1]  # the gradient carries on through it

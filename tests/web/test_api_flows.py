@@ -294,6 +294,9 @@ def test_camera_reveal_takes_only_the_games_objects(tables: Tables, camera: obje
     tables.act(tid, {"type": "deal", "dealer": "Mina"})
     tables.act(tid, {"type": "play", "player": "Wanjin", "count": 2, "rank": "A"})
     tables.act(tid, {"type": "challenge", "player": "Saewoon"})
+    game, hint = camera.expected[-1]  # the camera (the demo) hears which play must be shown
+    assert game == "doubt" and hint["reveal"]["count"] == 2 and hint["reveal"]["rank"] == "A"
+    assert "AH" in hint["reveal"]["possible"] and hint["expects"] == "reveal"
     time.sleep(0.01)
     # The camera reads the two revealed cards and, beside them, a die nobody is playing with.
     camera.settle([{"face": "AH", "kind": "card"}, {"face": "5", "colour": "red"}, {"face": "AS", "kind": "card"}])

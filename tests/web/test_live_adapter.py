@@ -122,4 +122,27 @@ def test_demo_specs_fit_the_table() -> None:
     pins = demo_specs("pin456", {"declared": 2, "dice_left": {"pin": 0, "456": 2}}, seed=0)
     assert [s.design for s in pins] == ["456", "456"]
     assert demo_specs("pin456", {"declared": 3, "dice_left": {"pin": 0, "456": 2}}) is None
-    assert demo_specs("doubt", {}) is None
+    assert demo_specs("doubt", {}) is None  # no play to reveal
+
+
+def test_demo_cards_fit_a_doubt_table_waiting_for_a_reveal() -> None:
+    from referee import doubt
+    from referee.doubt import Card
+    from web.camera import reveal_hint
+
+    state = doubt.new_game(("Wanjin", "Saewoon", "Mina"), doubt.parse_options({}))
+    for event in ({"type": "deal", "dealer": "Mina"}, {"type": "play", "player": "Wanjin", "count": 2, "rank": "Q"},
+                  {"type": "challenge", "player": "Saewoon"}):
+        state = state.apply(doubt.parse_event(event, state.players))
+    hint = reveal_hint(state)
+    assert {k: v for k, v in hint.items() if k != "reveal"} == state.to_json()  # the state JSON, and more
+    assert hint["reveal"]["count"] == 2 and hint["reveal"]["rank"] == "Q" and len(hint["reveal"]["possible"]) == 52  # nothing seen yet
+    for seed in range(20):
+        cards = demo_specs("doubt", hint, seed=seed)
+        assert cards is not None and len(cards) == 2
+        state.apply(doubt.Reveal(tuple(Card.parse(c) for c in cards)))  # the referee accepts what the demo shows
+    # Without the hint's cards: the play and rank from the state, the deck less the discarded ranks.
+    bare = demo_specs("doubt", {"play": {"count": 3}, "rank": "7", "deck": 36, "discarded": ["K"]}, seed=1)
+    assert bare is not None and len(bare) == 3 and not any(c.startswith(("K", "2")) for c in bare)
+    assert demo_specs("doubt", {"reveal": {"count": 2, "rank": "Q", "possible": ["QS"]}}) is None
+    assert "reveal" not in reveal_hint(doubt.new_game(("A", "B"), doubt.parse_options({})))  # nothing challenged yet
