@@ -145,6 +145,12 @@ def reread(table_id: str) -> Response:
     return jsonify(_localized(table.reread(body().get("reading"))))
 
 
+@bp.post("/tables/<table_id>/discard-reading")
+def discard_reading(table_id: str) -> Response:
+    table = _table(table_id, change=True)
+    return jsonify(_localized(table.discard_from_camera(body().get("player"))))
+
+
 @bp.post("/tables/<table_id>/undo")
 def undo(table_id: str) -> Response:
     table = _table(table_id, change=True)

@@ -176,6 +176,24 @@ class Conflict(WebError):
     }
 
 
+class DiscardReadingUnavailable(WebError):
+    code = "discard_reading_unavailable"
+    status = 409
+    templates = {
+        "en": "Only a Doubt table reads a discarded four of a kind from the camera.",
+        "ja": "4枚組の読み取りはダウトのテーブルだけで使えます。",
+    }
+
+
+class NotFourOfAKind(WebError):
+    code = "not_four_of_a_kind"
+    status = 422
+    templates = {
+        "en": "The camera read {read}, not four cards of one rank: lay the four cards face up, apart, and read again (or choose the rank by hand).",
+        "ja": "カメラの読み取りは{read_ja}で、同じランクの4枚ではありません。4枚を表向きに離して置き、もう一度読み取るか、ランクを手で選んでください。",
+    }
+
+
 class OddsUnavailable(WebError):
     code = "odds_unavailable"
     status = 409

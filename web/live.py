@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> list[Any] | None:
     """What the demo source should reveal for a table waiting on ``state``
     (Liar's Dice: every die in play; Nine Dice: a roll; Pin-456: the declared dice
-    from the unused ones; Doubt: the challenged play's cards, as card codes), or None
+    from the unused ones; Doubt: the challenged play's cards, as card codes, or four of
+    a kind when ``state["discard"]`` names the ranks a player may discard), or None
     when the state does not say what to show.
 
     For Doubt, ``state["reveal"]`` (see :func:`web.camera.reveal_hint`) gives the play's size, rank
@@ -71,6 +72,15 @@ def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> 
 def _doubt_cards(rng: Any, state: Mapping[str, Any]) -> list[Any] | None:
     from vision import demo
 
+    discard = state.get("discard")
+    if discard is not None:  # a player is about to lay down four of a kind
+        ranks = list(discard.get("ranks") or ())
+        if not ranks:
+            return None
+        rank = str(ranks[int(rng.integers(len(ranks)))])
+        return [rank + suit for suit in rng.permutation(["S", "H", "D", "C"])]
+    if state.get("expects", "reveal") != "reveal":
+        return None
     reveal = state.get("reveal") or {}
     count = reveal.get("count") or (state.get("play") or {}).get("count")
     rank = reveal.get("rank") or state.get("rank")

@@ -89,6 +89,16 @@ def document() -> JSON:
             "summary": "Read again: replace the last reveal's reading (or read the pending reveal)",
             "parameters": change, "requestBody": _body(_ref("RevealRequest"), "Optional explicit reading", False),
             "responses": {"200": _json(_ref("RevealResult"), "Verdict or re-read"), **_errors(400, 403, 404, 409, 415)}}},
+        "/api/tables/{table_id}/discard-reading": {"post": {
+            "summary": "Doubt: read the four cards a player lays face up from the camera and discard their rank "
+                       "(waits up to 8 s for four sure cards of one rank, one per suit; 422 names what was read)",
+            "parameters": change,
+            "requestBody": _body({"type": "object", "required": ["player"], "properties": {
+                "player": {"type": "string", "description": "Who discards"}}}, "Who discards"),
+            "responses": {"200": _json({"type": "object", "properties": {
+                "status": {"type": "string", "enum": ["discarded"]}, "event": _ref("Event"),
+                "cards": {"type": "array", "items": {"type": "string"}}, "view": _ref("View")}}, "Discarded"),
+                **_errors(400, 403, 404, 409, 415, 422)}}},
         "/api/tables/{table_id}/undo": {"post": {
             "summary": "Drop the last event", "parameters": change,
             "requestBody": _body({"type": "object"}, "Empty object", False),

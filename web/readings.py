@@ -32,7 +32,7 @@ from typing import Any
 from referee.errors import Misread
 from vision.detections import Detection, Reading
 
-from web.errors import BadRequest
+from web.errors import BadRequest, NotFourOfAKind
 
 JSON = dict[str, Any]
 
@@ -154,6 +154,29 @@ def reading_event(game: str, event_type: str, objects: Sequence[Mapping[str, Any
     if game == "doubt":
         return {"type": event_type, "cards": [o["face"] for o in objects]}
     return {"type": event_type, "dice": [o["face"] for o in objects]}
+
+
+def discard_event(player: str, objects: Sequence[Mapping[str, Any]]) -> JSON:
+    """Doubt's discard that read cards make: four sure cards of one rank, one of each suit;
+    else :class:`~web.errors.NotFourOfAKind` naming what was read.
+
+    >>> discard_event("Mina", [{"kind": "card", "face": "Q" + s} for s in "SHDC"])
+    {'type': 'discard', 'player': 'Mina', 'rank': 'Q'}
+    >>> discard_event("Mina", [{"kind": "card", "face": "QS"}, {"kind": "card", "face": "QH", "uncertain": True}])
+    Traceback (most recent call last):
+    ...
+    web.errors.NotFourOfAKind: The camera read QS, QH? (2 cards), not four cards of one rank: ...
+    """
+    cards = [o for o in objects if o.get("kind") == "card"]
+    faces = [str(o["face"]) for o in cards]
+    sure = not any(o.get("uncertain") for o in cards)
+    if len(cards) == 4 and sure and len({f[:-1] for f in faces}) == 1 and len({f[-1] for f in faces}) == 4:
+        return {"type": "discard", "player": player, "rank": faces[0][:-1]}
+    if not cards:
+        raise NotFourOfAKind(read="no card", read_ja="カードなし")
+    listed = ", ".join(f + ("?" if o.get("uncertain") else "") for f, o in zip(faces, cards))
+    raise NotFourOfAKind(read=f"{listed} ({len(cards)} card{'s' if len(cards) != 1 else ''})",
+                         read_ja=f"{'、'.join(f + ('?' if o.get('uncertain') else '') for f, o in zip(faces, cards))}（{len(cards)}枚）")
 
 
 def apply_changes(objects: Sequence[Mapping[str, Any]], changes: Any, game: str) -> tuple[JSON, ...]:

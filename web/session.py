@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -47,17 +48,19 @@ from web.camera import TableCamera, reveal_hint
 from web.errors import (
     BadRequest,
     Conflict,
+    DiscardReadingUnavailable,
     LaterEventsConflict,
     NoSettledReading,
     NothingToUndo,
     NotExpectingReading,
+    NotFourOfAKind,
     OddsUnavailable,
     ReadingNotFound,
     StaleReading,
     TableNotFound,
     UseReveal,
 )
-from web.readings import READING_EVENTS, ParsedReading, apply_changes, from_reading, parse_reading, reading_event
+from web.readings import READING_EVENTS, ParsedReading, apply_changes, discard_event, from_reading, parse_reading, reading_event
 from web.store import ReadingRecord, Store, StoreConflict, StoredEvent, TableRecord, UnknownReading, UnknownTable
 from web.verdicts import score, verdict
 
@@ -66,6 +69,7 @@ log = logging.getLogger(__name__)
 
 MAX_NAME = 32
 MAX_WHO = 40
+DISCARD_WAIT_S = 8.0  # how long a camera discard waits for the four cards to be laid and settle
 #: Decisions a game expects before play starts, offered with one choice per player.
 SETUP_FIELDS = {"start": "opener", "deal": "dealer"}
 
@@ -365,6 +369,50 @@ class TableSession:
             if len(now_events) != len(events):
                 raise Conflict()
             return self._record(state, expects, parsed, jpeg, source, len(events), None)
+
+    def discard_from_camera(self, player: Any) -> JSON:
+        """Doubt: read the four cards ``player`` lays face up and discard their rank.
+
+        Waits up to :data:`DISCARD_WAIT_S` (or the settle wait, if longer) for a settled
+        reading of four sure cards of one rank, one per suit, newer than the last event;
+        a scene that is not one yet (the cards still being laid) is read again until then.
+        The referee then checks the discard like one entered by hand. Raises
+        :class:`NotFourOfAKind` naming what was read, or :class:`NoSettledReading`.
+        """
+        if self.record.game != "doubt":
+            raise DiscardReadingUnavailable()
+        self.rules.parse_event({"type": "discard", "player": player, "rank": "A"}, self.record.players)  # a known player
+        events, state = self.load()
+        ranks = [a["rank"] for a in (x.to_json() for x in state.legal_actions())
+                 if a.get("type") == "discard" and a.get("player") == player]
+        camera = self.sessions.camera
+        try:  # read cards now; the demo source lays down a four of a kind the player could hold
+            camera.expect(self.record.game, {**reveal_hint(state), "discard": {"player": player, "ranks": ranks}})
+        except Exception:
+            log.exception("camera hint failed")
+        since = _epoch(events[-1].created) if events else 0.0
+        deadline = time.monotonic() + max(self.sessions.settle_wait, DISCARD_WAIT_S)
+        read: ParsedReading | None = None
+        while True:
+            settled = camera.settled_after(since, timeout=max(0.0, deadline - time.monotonic()))
+            if settled is None:
+                break
+            read = from_reading(settled.reading, self.record.game)
+            try:
+                event = discard_event(player, read.objects)
+            except NotFourOfAKind:
+                since = settled.at
+                if time.monotonic() >= deadline:
+                    break
+                continue
+            out = self.apply(event)
+            return {"status": "discarded", "event": event, "cards": [o["face"] for o in read.objects], "view": out}
+        if read is None:
+            online = bool(camera.status().get("online"))
+            raise NoSettledReading(camera="camera online" if online else "camera offline",
+                                   camera_ja="カメラはオンライン" if online else "カメラはオフライン")
+        discard_event(player, read.objects)  # raises NotFourOfAKind with what was read
+        raise AssertionError("unreachable: the last reading was not four of a kind")
 
     def reread(self, reading: Any = None) -> JSON:
         """Read again: replace the last reveal's reading, or read the pending reveal."""

@@ -307,3 +307,43 @@ def test_camera_reveal_takes_only_the_games_objects(tables: Tables, camera: obje
     time.sleep(0.01)
     camera.settle([{"face": "AH", "kind": "card"}, {"face": "AS", "kind": "card", "uncertain": True}])
     assert tables.reveal(tid, path="reread")["status"] == "reread"  # an unsure card is never taken
+
+
+def test_doubt_discard_read_from_the_camera(tables: Tables, camera: object) -> None:
+    from web_support import ScriptedCamera
+
+    assert isinstance(camera, ScriptedCamera)
+    tid = tables.create("doubt", ["Wanjin", "Saewoon", "Mina"])
+    tables.act(tid, {"type": "deal", "dealer": "Mina"})
+    path = f"/api/tables/{tid}/discard-reading"
+    r = tables.client.post(path, json={"player": "Mina"}, headers=tables.headers())
+    assert r.status_code == 409 and r.json["error"]["code"] == "no_settled_reading"  # nothing laid down since the deal
+    game, hint = camera.expected[-1]  # the camera (the demo) hears who lays down which ranks may come
+    assert game == "doubt" and hint["discard"]["player"] == "Mina" and "Q" in hint["discard"]["ranks"]
+
+    time.sleep(0.01)
+    camera.settle([{"face": "QS", "kind": "card"}, {"face": "QH", "kind": "card"}, {"face": "QD", "kind": "card", "uncertain": True}])
+    r = tables.client.post(path, json={"player": "Mina"}, headers=tables.headers())
+    assert r.status_code == 422 and r.json["error"]["code"] == "not_four_of_a_kind"
+    assert "QS, QH, QD? (3 cards)" in r.json["error"]["message"]
+
+    camera.settle([{"face": f"Q{s}", "kind": "card"} for s in "CHSD"] + [{"face": "5", "colour": "red"}])  # a stray die is ignored
+    r = tables.client.post(path, json={"player": "Mina"}, headers=tables.headers())
+    assert r.status_code == 200, r.json
+    assert r.json["status"] == "discarded" and r.json["event"] == {"type": "discard", "player": "Mina", "rank": "Q"}
+    assert sorted(r.json["cards"]) == ["QC", "QD", "QH", "QS"]
+    view = r.json["view"]
+    assert view["state"]["discarded"] == ["Q"] and view["history"][-1]["event"]["rank"] == "Q"
+    assert [p["cards"] for p in view["state"]["players"] if p["name"] == "Mina"] == [13]
+
+    time.sleep(0.01)
+    camera.settle([{"face": f"Q{s}", "kind": "card"} for s in "CHSD"])  # the same rank again: the referee refuses
+    r = tables.client.post(path, json={"player": "Wanjin"}, headers=tables.headers())
+    assert r.status_code == 409 and "Q" in r.json["error"]["message"]
+    r = tables.client.post(path, json={"player": "Nobody"}, headers=tables.headers())
+    assert r.status_code == 400
+
+    liars = tables.create("liars-dice", ["Wanjin", "Saewoon"])
+    r = tables.client.post(f"/api/tables/{liars}/discard-reading", json={"player": "Wanjin"}, headers=tables.headers())
+    assert r.status_code == 409 and r.json["error"]["code"] == "discard_reading_unavailable"
+    tables.roundtrip(tid)

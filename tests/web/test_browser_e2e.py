@@ -10,8 +10,10 @@
    must say so. The faces read are compared too, but a misread that leaves the count
    unchanged does not fail the test (the verdict still agrees with the table).
 2. The language switch to Japanese on a phone-sized screen (no camera, no model needed).
+3. A Doubt discard read from the demo camera: the deal, then "Read the four cards"; the
+   logged discard must be the rank of the four cards the demo rendered.
 
-Skipped only without ``/usr/bin/chromium`` (both) or without the reader's model files (1).
+Skipped only without ``/usr/bin/chromium`` (all) or without the readers' model files (1, 3).
 The verdict screenshot goes to pytest's tmp dir, and to ``$TABLEREF_SCREENSHOT_DIR`` if set.
 """
 
@@ -155,6 +157,43 @@ def test_liars_dice_round_with_the_demo_camera(browser: Any, tmp_path: Path) -> 
             context.close()
     print(f"\nverdict {seen['round']} after {[o.status for o in seen['outcomes']]}; "
           f"{seen['misread']} of {len(seen['truth'])} dice misread; screenshot {seen['shot']}")
+
+
+def test_doubt_discard_read_from_the_demo_camera(browser: Any, tmp_path: Path) -> None:
+    """Doubt through the page: the deal, then "Read the four cards" for Mina. The demo lays
+    down four of a kind of a rank Mina may discard; the card reader reads them and the
+    discard goes in the log with the rank the demo rendered (re-tried while unsure)."""
+    if not models_present() or not (REPO / "models" / "card-reader.json").exists():
+        pytest.skip("no committed dice and card readers")
+    with ServeProcess(tmp_path / "data", source="demo") as server:
+        server.wait_camera_online()
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+        try:
+            page = context.new_page()
+            table = TablePage(page, server.url, timeout_s=60)
+            tid = table.create_table(["Wanjin", "Saewoon", "Mina"], game="doubt")
+            table.choose("deal", "dealer", "Mina")
+            page.click("[data-testid=send-deal]")
+            page.wait_for_selector('#table[data-seq="1"]')
+            for _attempt in range(4):
+                table.choose("discard", "player", "Mina")
+                assert "Mina" in page.inner_text("[data-testid=discard-camera]")
+                page.click("[data-testid=discard-camera]")
+                try:
+                    page.wait_for_selector('#table[data-seq="2"]', timeout=20_000)
+                    break
+                except Exception:  # the toast said what was read; lay down (re-render) and read again
+                    continue
+            else:
+                pytest.fail(f"no discard read from the demo: {server.demo()}")
+            view = server.get_json(f"/api/tables/{tid}")
+            rank = view["history"][-1]["event"]["rank"]
+            assert view["history"][-1]["event"] == {"type": "discard", "player": "Mina", "rank": rank}
+            assert any(e["truth"] and sorted(e["truth"]) == sorted(rank + s for s in "SHDC") for e in server.demo()["settled"])
+            assert "Discarded:" in page.inner_text("#toast")
+            save_screenshot(page, tmp_path / "doubt-discard.png")
+        finally:
+            context.close()
 
 
 def test_japanese_on_a_phone(browser: Any, tmp_path: Path) -> None:

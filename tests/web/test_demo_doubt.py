@@ -77,3 +77,35 @@ def test_a_doubt_reveal_on_the_demo_is_judged_on_the_cards_rendered(tmp_path: Pa
     finally:
         camera.stop()
         app.extensions["tableref"].store.close()
+
+
+def test_a_discard_on_the_demo_is_read_from_the_four_cards_it_lays_down(tmp_path: Path) -> None:
+    if not (MODELS / "card-reader.json").exists():
+        pytest.skip("no committed card reader")
+    reader = load_reader(MODELS)
+    pipeline = LivePipeline(lambda: DemoSource(fps=15, size=(640, 480), hold_s=3.0, bank=1, games=("pin456",), seed=12),
+                            reader, detect_fps=15)
+    camera = PipelineCamera(pipeline)
+    app = create_app({"data_dir": tmp_path / "data", "settle_wait_s": 5.0}, camera)
+    tables = Tables(app.test_client())
+    camera.start()
+    try:
+        tid = tables.create("doubt", ["Wanjin", "Saewoon", "Mina"])
+        tables.act(tid, {"type": "deal", "dealer": "Mina"})
+        outcomes = []
+        for _ in range(ATTEMPTS):
+            r = tables.client.post(f"/api/tables/{tid}/discard-reading", json={"player": "Mina"}, headers=tables.headers())
+            outcomes.append(r.status_code if r.status_code != 200 else r.json["status"])
+            if r.status_code == 200:
+                break
+            assert r.json["error"]["code"] in ("not_four_of_a_kind", "no_settled_reading"), r.json  # never a wrong discard
+        print("demo discard reads:", outcomes)
+        assert r.status_code == 200, f"no discard read in {ATTEMPTS} tries: {outcomes}"
+        rank = r.json["event"]["rank"]
+        truth = next(e["truth"] for e in reversed(camera.status()["demo"]["settled"])
+                     if e["truth"] and sorted(e["faces"]) == sorted(r.json["cards"]))
+        assert sorted(truth) == sorted(rank + s for s in "SHDC")  # the four cards the demo laid down
+        assert r.json["view"]["state"]["discarded"] == [rank]
+    finally:
+        camera.stop()
+        app.extensions["tableref"].store.close()

@@ -107,6 +107,25 @@
     return hit ? hit.probability : null;
   }
   function actionGroup(type, actions) {
+    const group = actionChoices(type, actions);
+    if (type === "discard" && KIND.cards) {
+      // The camera reads the four cards laid down; the rank then needs no choosing.
+      const sel = selections[type] || {};
+      const players = [...new Set(actions.map((a) => a.player))];
+      const who = sel.player !== undefined ? JSON.parse(sel.player) : players.length === 1 ? players[0] : null;
+      group.append(el("button", { "data-testid": "discard-camera", disabled: who === null,
+        title: who === null ? t("discard_camera_pick") : null,
+        text: t("discard_camera") + (who ? ` (${who})` : ""), onclick: () => discardFromCamera(who) }));
+    }
+    return group;
+  }
+  async function discardFromCamera(player) {
+    toast(t("discard_camera_wait"));
+    const result = await call("POST", `/api/tables/${TABLE}/discard-reading`, { player });
+    if (result) { delete selections.discard; toast(t("discard_camera_done") + " " + result.cards.map(faceLabel).join(" ")); }
+    apply(result);
+  }
+  function actionChoices(type, actions) {
     const sel = selections[type] || (selections[type] = {});
     const fields = fieldsOf(actions);
     // Drop selections that are no longer possible.
