@@ -91,6 +91,12 @@ def _epoch(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
+def _no_settled_reading(camera: TableCamera) -> NoSettledReading:
+    online = bool(camera.status().get("online"))
+    return NoSettledReading(camera="camera online" if online else "camera offline",
+                            camera_ja="カメラはオンライン" if online else "カメラはオフライン")
+
+
 def check_players(players: Any) -> list[str]:
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise MalformedLog("players must be a list of names", "playersは名前のリストである必要があります")
@@ -339,10 +345,7 @@ class TableSession:
         camera = self.sessions.camera
         settled = camera.settled_after(since, timeout=self.sessions.settle_wait)
         if settled is None:
-            status = camera.status()
-            online = bool(status.get("online"))
-            raise NoSettledReading(camera="camera online" if online else "camera offline",
-                                   camera_ja="カメラはオンライン" if online else "カメラはオフライン")
+            raise _no_settled_reading(camera)
         return from_reading(settled.reading, self.record.game), settled.jpeg, "camera"
 
     def _judge(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State]:
@@ -392,27 +395,19 @@ class TableSession:
             log.exception("camera hint failed")
         since = _epoch(events[-1].created) if events else 0.0
         deadline = time.monotonic() + max(self.sessions.settle_wait, DISCARD_WAIT_S)
-        read: ParsedReading | None = None
-        while True:
-            settled = camera.settled_after(since, timeout=max(0.0, deadline - time.monotonic()))
-            if settled is None:
-                break
+        refused: NotFourOfAKind | None = None
+        while (settled := camera.settled_after(since, timeout=max(0.0, deadline - time.monotonic()))) is not None:
             read = from_reading(settled.reading, self.record.game)
             try:
                 event = discard_event(player, read.objects)
-            except NotFourOfAKind:
-                since = settled.at
+            except NotFourOfAKind as err:
+                refused, since = err, settled.at
                 if time.monotonic() >= deadline:
                     break
                 continue
             out = self.apply(event)
             return {"status": "discarded", "event": event, "cards": [o["face"] for o in read.objects], "view": out}
-        if read is None:
-            online = bool(camera.status().get("online"))
-            raise NoSettledReading(camera="camera online" if online else "camera offline",
-                                   camera_ja="カメラはオンライン" if online else "カメラはオフライン")
-        discard_event(player, read.objects)  # raises NotFourOfAKind with what was read
-        raise AssertionError("unreachable: the last reading was not four of a kind")
+        raise refused if refused is not None else _no_settled_reading(camera)
 
     def reread(self, reading: Any = None) -> JSON:
         """Read again: replace the last reveal's reading, or read the pending reveal."""

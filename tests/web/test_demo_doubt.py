@@ -6,6 +6,8 @@ wrong verdict)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,17 +36,25 @@ def _settled_cards(camera: PipelineCamera, after_seq: int, count: int) -> dict[s
     return None
 
 
-def test_a_doubt_reveal_on_the_demo_is_judged_on_the_cards_rendered(tmp_path: Path) -> None:
+@contextmanager
+def demo_table(tmp_path: Path, seed: int) -> Iterator[tuple[PipelineCamera, LivePipeline, Tables]]:
+    """The dashboard on the demo source with the committed readers, running."""
     if not (MODELS / "card-reader.json").exists():
         pytest.skip("no committed card reader")
-    reader = load_reader(MODELS)
-    pipeline = LivePipeline(lambda: DemoSource(fps=15, size=(640, 480), hold_s=3.0, bank=1, games=("pin456",), seed=11),
-                            reader, detect_fps=15)
+    pipeline = LivePipeline(lambda: DemoSource(fps=15, size=(640, 480), hold_s=3.0, bank=1, games=("pin456",), seed=seed),
+                            load_reader(MODELS), detect_fps=15)
     camera = PipelineCamera(pipeline)
     app = create_app({"data_dir": tmp_path / "data", "settle_wait_s": 5.0}, camera)
-    tables = Tables(app.test_client())
     camera.start()
     try:
+        yield camera, pipeline, Tables(app.test_client())
+    finally:
+        camera.stop()
+        app.extensions["tableref"].store.close()
+
+
+def test_a_doubt_reveal_on_the_demo_is_judged_on_the_cards_rendered(tmp_path: Path) -> None:
+    with demo_table(tmp_path, seed=11) as (camera, pipeline, tables):
         tid = tables.create("doubt", ["Wanjin", "Saewoon", "Mina"])
         tables.act(tid, {"type": "deal", "dealer": "Mina"})
         tables.act(tid, {"type": "play", "player": "Wanjin", "count": 2, "rank": "Q"})
@@ -74,22 +84,10 @@ def test_a_doubt_reveal_on_the_demo_is_judged_on_the_cards_rendered(tmp_path: Pa
         liar = any(not card.startswith("Q") for card in truth)
         assert out["verdict"]["round"]["liar"] is liar
         assert out["verdict"]["round"]["taker"] == ("Wanjin" if liar else "Saewoon")
-    finally:
-        camera.stop()
-        app.extensions["tableref"].store.close()
 
 
 def test_a_discard_on_the_demo_is_read_from_the_four_cards_it_lays_down(tmp_path: Path) -> None:
-    if not (MODELS / "card-reader.json").exists():
-        pytest.skip("no committed card reader")
-    reader = load_reader(MODELS)
-    pipeline = LivePipeline(lambda: DemoSource(fps=15, size=(640, 480), hold_s=3.0, bank=1, games=("pin456",), seed=12),
-                            reader, detect_fps=15)
-    camera = PipelineCamera(pipeline)
-    app = create_app({"data_dir": tmp_path / "data", "settle_wait_s": 5.0}, camera)
-    tables = Tables(app.test_client())
-    camera.start()
-    try:
+    with demo_table(tmp_path, seed=12) as (camera, _pipeline, tables):
         tid = tables.create("doubt", ["Wanjin", "Saewoon", "Mina"])
         tables.act(tid, {"type": "deal", "dealer": "Mina"})
         outcomes = []
@@ -106,6 +104,3 @@ def test_a_discard_on_the_demo_is_read_from_the_four_cards_it_lays_down(tmp_path
                      if e["truth"] and sorted(e["faces"]) == sorted(r.json["cards"]))
         assert sorted(truth) == sorted(rank + s for s in "SHDC")  # the four cards the demo laid down
         assert r.json["view"]["state"]["discarded"] == [rank]
-    finally:
-        camera.stop()
-        app.extensions["tableref"].store.close()
