@@ -236,9 +236,10 @@ def empty_table(still: np.ndarray, boxes: Sequence[tuple[float, float, float, fl
 
     The renderer cannot draw a table without dice, so the dice are removed: boxes plus a
     margin, and nearby pixels clearly darker than the table around them (shadows), are
-    filled from the table around them for the smooth shading (:func:`smooth_fill`), then the table's fine texture is copied back from
-    a region of the frame that holds no die. Good on the plain table families the demo
-    uses (wood, felt, laminate, paper, concrete); checks and patterns would smear.
+    filled from the table around them for the smooth shading (:func:`smooth_fill`), then
+    the table's fine texture is copied back from regions of the frame that hold no die.
+    Good on the plain table families the demo uses (wood, felt, laminate, paper,
+    concrete); checks and patterns would smear.
     """
     h, w = still.shape[:2]
     mask = np.zeros((h, w), np.uint8)
@@ -453,7 +454,7 @@ class DemoSource:
         """Loop over the kind of reveal last asked for: while a table waits for cards, a
         reader set to cards must not be shown dice (it would read pips as card indices)."""
         games = ("doubt",) if cards else self._dice_games
-        if ("doubt" in self.games) == cards and set(self.games) <= set(games):
+        if self.games == games:
             return
         self.games = games
         self._bank = [c for c in self._bank if c.game in games]

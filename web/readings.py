@@ -174,9 +174,9 @@ def discard_event(player: str, objects: Sequence[Mapping[str, Any]]) -> JSON:
         return {"type": "discard", "player": player, "rank": faces[0][:-1]}
     if not cards:
         raise NotFourOfAKind(read="no card", read_ja="カードなし")
-    listed = ", ".join(f + ("?" if o.get("uncertain") else "") for f, o in zip(faces, cards))
-    raise NotFourOfAKind(read=f"{listed} ({len(cards)} card{'s' if len(cards) != 1 else ''})",
-                         read_ja=f"{'、'.join(f + ('?' if o.get('uncertain') else '') for f, o in zip(faces, cards))}（{len(cards)}枚）")
+    shown = [f + ("?" if o.get("uncertain") else "") for f, o in zip(faces, cards)]
+    raise NotFourOfAKind(read=f"{', '.join(shown)} ({len(cards)} card{'s' if len(cards) != 1 else ''})",
+                         read_ja=f"{'、'.join(shown)}（{len(cards)}枚）")
 
 
 def apply_changes(objects: Sequence[Mapping[str, Any]], changes: Any, game: str) -> tuple[JSON, ...]:

@@ -204,12 +204,15 @@ class TableSession:
         self._cache = None
         _, state = self.load()
         if state.expects() in READING_EVENTS:
-            try:
-                self.sessions.camera.expect(self.record.game, reveal_hint(state))
-            except Exception:  # a hint only: the table must go on whatever the camera does with it
-                log.exception("camera hint failed")
+            self._hint_camera(reveal_hint(state))
         if self.sessions.bus.subscribers(self.id):
             self.sessions.bus.publish(self.id, "state", self.view())
+
+    def _hint_camera(self, hint: JSON) -> None:
+        try:
+            self.sessions.camera.expect(self.record.game, hint)
+        except Exception:  # a hint only: the table must go on whatever the camera does with it
+            log.exception("camera hint failed")
 
     def view(self) -> JSON:
         """Everything a page needs: state, legal actions, score, history and the current reading."""
@@ -389,10 +392,8 @@ class TableSession:
         ranks = [a["rank"] for a in (x.to_json() for x in state.legal_actions())
                  if a.get("type") == "discard" and a.get("player") == player]
         camera = self.sessions.camera
-        try:  # read cards now; the demo source lays down a four of a kind the player could hold
-            camera.expect(self.record.game, {**reveal_hint(state), "discard": {"player": player, "ranks": ranks}})
-        except Exception:
-            log.exception("camera hint failed")
+        # Read cards now; the demo source lays down a four of a kind the player could hold.
+        self._hint_camera({**reveal_hint(state), "discard": {"player": player, "ranks": ranks}})
         since = _epoch(events[-1].created) if events else 0.0
         deadline = time.monotonic() + max(self.sessions.settle_wait, DISCARD_WAIT_S)
         refused: NotFourOfAKind | None = None
