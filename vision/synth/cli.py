@@ -4,6 +4,7 @@
     tableref synth --out data/synth-heldout --n 500 --seed 2 --heldout
     tableref synth --out data/cards --n 10000 --seed 3 --cards            # playing cards only
     tableref synth --out data/mixed --n 2000 --seed 4 --mixed             # dice and cards together
+    tableref synth --out data/nine --n 1500 --seed 31 --dice-sets nine      # Nine Dice only
     tableref synth --out data/cards-heldout --n 500 --seed 5 --cards --heldout
 
 See vision/synth/writer.py for the layout written and vision/synth/README.md
@@ -18,6 +19,7 @@ import sys
 from vision.synth.card_layout import LAYOUTS, CardOptions
 from vision.synth.card_scene import CardSceneConfig, check_config
 from vision.synth.scene import SceneConfig
+from vision.synth.sets import GAMES
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES
 from vision.synth.writer import default_workers, write_dataset
 
@@ -33,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--mixed", action="store_true", help="dice and playing cards in the same scenes")
     parser.add_argument("--layouts", help=f"with --cards or --mixed: comma-separated card layouts (default: {','.join(LAYOUTS)})")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
+    parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
     parser.add_argument("--width", type=int, help="image width (with --height; default: random webcam sizes)")
     parser.add_argument("--height", type=int, help="image height")
     parser.add_argument("--quality", type=int, default=95, help="JPEG quality of the written images")
@@ -53,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
     if layouts_arg and not (cards or mixed):
         print("tableref synth: --layouts needs --cards or --mixed", file=sys.stderr)
         return 2
+    sets_arg = getattr(args, "dice_sets", None)
+    if sets_arg and cards:
+        print("tableref synth: --dice-sets needs dice in the scenes (not --cards)", file=sys.stderr)
+        return 2
+    dice_sets = tuple(s.strip() for s in sets_arg.split(",") if s.strip()) if sets_arg else None
     families = HELDOUT_FAMILIES if args.heldout else (tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None)
     layouts = tuple(s.strip() for s in layouts_arg.split(",") if s.strip()) if layouts_arg else None
     config: SceneConfig | CardSceneConfig
@@ -60,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         config = CardSceneConfig(width=args.width, height=args.height, table_families=families, heldout=args.heldout, layouts=layouts)
     else:
         card_options = CardOptions(layouts=layouts, heldout=args.heldout) if mixed else None
-        config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options)
+        config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options, dice_sets=dice_sets)
     try:
         from vision.synth.scene import _check
 

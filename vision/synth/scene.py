@@ -47,7 +47,7 @@ from vision.synth.geometry import Camera, convex_hull, rotation_axis, rotation_z
 from vision.synth.layers import Layer, composite, render_polygons
 from vision.synth.lighting import Light, key_irradiance, sample_light, sheen
 from vision.synth.sensor import finish, soft_blur
-from vision.synth.sets import DieSpec, random_dice
+from vision.synth.sets import DieSpec, check_games, random_dice
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES, Table, TableContext, check_families, make_table
 
 __all__ = [
@@ -82,6 +82,7 @@ class SceneConfig:
     camera_effects: bool = True  # noise, blur, white balance, JPEG...
     min_visible: float = 0.6  # fraction of the up face that must be visible to label a die
     cards: CardOptions | None = None  # playing cards on the table too; None = dice only
+    dice_sets: tuple[str, ...] | None = None  # random dice from these game sets only (sets.GAMES); None = all
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -91,6 +92,8 @@ class SceneConfig:
             del out["cards"]  # a dice-only config reads as it always did
         elif self.cards.hand is None:
             del out["cards"]["hand"]  # as did a card config before hands could be asked for
+        if self.dice_sets is None:
+            del out["dice_sets"]
         return out
 
 
@@ -136,6 +139,13 @@ def _check(config: SceneConfig) -> None:
         raise BadSceneConfig("min_visible must be in (0, 1]")
     if config.cards is not None:
         check_options(config.cards)
+    if config.dice_sets is not None:
+        if config.dice is not None:
+            raise BadSceneConfig("give dice or dice_sets, not both")
+        try:
+            check_games(config.dice_sets)
+        except ValueError as err:
+            raise BadSceneConfig(str(err)) from None
 
 
 def _resolve(rng: np.random.Generator, spec: DieSpec) -> DieSpec:
@@ -369,7 +379,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         w, h = int(config.width), int(config.height or 0)
     else:
         w, h = RESOLUTIONS[int(rng.choice(len(RESOLUTIONS), p=_RES_P))]
-    specs = tuple(config.dice) if explicit else random_dice(rng)
+    specs = tuple(config.dice) if explicit else random_dice(rng, config.dice_sets)
     families = config.table_families or TRAIN_FAMILIES
     family = str(families[int(rng.integers(len(families)))])
     if plain and family == "tray" and len(families) > 1:

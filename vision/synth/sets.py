@@ -72,15 +72,50 @@ def pips_set(rng: np.random.Generator) -> list[DieSpec]:
     return specs
 
 
-def random_dice(rng: np.random.Generator) -> tuple[DieSpec, ...]:
-    """A random plausible set, 1..25 dice, with colours and faces left to the renderer."""
+GAMES = ("pips", "liars", "nine", "pin456")  # the set makers, in random_dice's order
+_GAME_WEIGHTS = (0.3, 0.25, 0.2, 0.1)  # the fifth share (0.15) mixes two sets
+
+
+def check_games(games: tuple[str, ...]) -> None:
+    """Raise ``ValueError`` naming an unknown game set, or an empty choice.
+
+    >>> check_games(("nine",))
+    >>> check_games(("poker",))
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown dice set 'poker': choose from pips, liars, nine, pin456
+    """
+    if not games:
+        raise ValueError("no dice sets chosen")
+    for g in games:
+        if g not in GAMES:
+            raise ValueError(f"unknown dice set {g!r}: choose from {', '.join(GAMES)}")
+
+
+def random_dice(rng: np.random.Generator, games: tuple[str, ...] | None = None) -> tuple[DieSpec, ...]:
+    """A random plausible set, 1..25 dice, with colours and faces left to the renderer.
+
+    ``games`` keeps only those sets (e.g. ``("nine",)`` for more katakana dice);
+    ``None`` draws from all of them exactly as before, so old seeds render the same.
+
+    >>> {s.design for s in random_dice(np.random.default_rng(3), ("nine",))} <= {"nine-a", "nine-c", "nine-x"}
+    True
+    """
     makers = (pips_set, liars_set, nine_dice_set, pin456_set)
-    kind = int(rng.choice(5, p=[0.3, 0.25, 0.2, 0.1, 0.15]))
-    if kind < 4:
+    if games is None:
+        kind = int(rng.choice(5, p=[*_GAME_WEIGHTS, 0.15]))
+        pair = rng.choice(4, 2, replace=False) if kind == 4 else None
+    else:
+        check_games(games)
+        allowed = sorted({GAMES.index(g) for g in games})
+        weights = [_GAME_WEIGHTS[i] for i in allowed] + ([0.15] if len(allowed) > 1 else [])
+        pick = int(rng.choice(len(weights), p=np.array(weights) / sum(weights)))
+        kind = allowed[pick] if pick < len(allowed) else 4
+        pair = rng.choice(allowed, 2, replace=False) if kind == 4 else None
+    if pair is None:
         specs = makers[kind](rng)
     else:
-        a, b = rng.choice(4, 2, replace=False)
-        specs = makers[int(a)](rng) + makers[int(b)](rng)
+        specs = makers[int(pair[0])](rng) + makers[int(pair[1])](rng)
     if len(specs) > 25:
         keep = sorted(int(i) for i in rng.choice(len(specs), 25, replace=False))
         specs = [specs[i] for i in keep]

@@ -107,6 +107,20 @@ def test_table_families_split() -> None:
         assert scene.meta["table"]["family"] == fam and scene.meta["heldout"]
 
 
+def test_dice_sets_keep_only_those_games_dice() -> None:
+    for seed in range(4):
+        scene = render_scene(_rng(seed), SceneConfig(**SMALL, dice_sets=("nine",)))
+        assert {d["design"] for d in scene.meta["dice"]} <= {"nine-a", "nine-c", "nine-x"}
+        scene = render_scene(_rng(seed), SceneConfig(**SMALL, dice_sets=("liars", "pin456")))
+        assert {d["design"] for d in scene.meta["dice"]} <= {"liars", "pin", "456"}
+
+
+def test_dice_sets_appear_in_the_config_only_when_given() -> None:
+    # Configs written before the option existed must read the same.
+    assert SceneConfig().to_json() == {k: v for k, v in SceneConfig(dice_sets=("nine",)).to_json().items() if k != "dice_sets"}
+    assert "dice_sets" not in SceneConfig().to_json()
+
+
 def test_bad_requests_raise_their_own_errors() -> None:
     with pytest.raises(UnknownDesign):
         render_scene(_rng(0), SceneConfig(dice=(DieSpec("d20"),)))
@@ -118,6 +132,10 @@ def test_bad_requests_raise_their_own_errors() -> None:
         render_scene(_rng(0), SceneConfig(table_families=("lava",)))
     with pytest.raises(BadSceneConfig):
         render_scene(_rng(0), SceneConfig(width=640))
+    with pytest.raises(BadSceneConfig, match="unknown dice set 'poker'"):
+        render_scene(_rng(0), SceneConfig(dice_sets=("poker",)))
+    with pytest.raises(BadSceneConfig, match="not both"):
+        render_scene(_rng(0), SceneConfig(dice_sets=("nine",), dice=(DieSpec("pips"),)))
 
 
 def test_faces_are_never_mirrored_and_up_side_is_on_top() -> None:

@@ -49,9 +49,20 @@ def test_heldout_flag_uses_the_heldout_families(tmp_path: Path) -> None:
         assert json.loads(line)["heldout"]
 
 
-def test_bad_arguments_exit_2(tmp_path: Path) -> None:
+def test_dice_sets_flag(tmp_path: Path) -> None:
+    out = tmp_path / "nine"
+    assert main(["synth", "--out", str(out), "--n", "2", "--seed", "5", "--workers", "1", "--width", "320", "--height", "240", "--dice-sets", "nine", "--quiet"]) == 0
+    assert json.loads((out / "meta.json").read_text())["config"]["dice_sets"] == ["nine"]
+    for line in (out / "scenes.jsonl").read_text(encoding="utf-8").splitlines():
+        assert {d["design"] for d in json.loads(line)["dice"]} <= {"nine-a", "nine-c", "nine-x"}
+
+
+def test_bad_arguments_exit_2(tmp_path: Path, capsys) -> None:
     assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--width", "320", "--quiet"]) == 2
     assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--families", "lava", "--quiet"]) == 2
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--dice-sets", "poker", "--quiet"]) == 2
+    assert "unknown dice set 'poker'" in capsys.readouterr().err
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--cards", "--dice-sets", "nine", "--quiet"]) == 2
 
 
 def test_workers_do_not_change_a_byte(tmp_path: Path) -> None:
