@@ -259,17 +259,20 @@ def train_classifier(
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     start_epoch, best, history = 0, -1.0, []
 
-    def load_compatible(path: Path | str) -> dict[str, Any]:
+    def load_compatible(path: Path | str, any_size: bool = False) -> dict[str, Any]:
+        # The network is convolutions and a global pool, so its weights fit any crop size:
+        # a new schedule may continue at another size; a resume may not.
         ckpt = torch.load(path, map_location=device, weights_only=False)
         trained = (ckpt["colours"], ckpt.get("faces", list(DIE_FACES)), ckpt["config"]["size"], ckpt["config"].get("width", 1.0))
-        if trained != (list(colours), list(faces), cfg.size, cfg.width):
+        if trained != (list(colours), list(faces), trained[2] if any_size else cfg.size, cfg.width):
             raise ValueError(f"{path} was trained with other classes, crop size or width; start a fresh run")
         model.load_state_dict(ckpt["model"])
         return ckpt
 
     if cfg.init and not (resume and last_path.is_file()):
-        ckpt = load_compatible(cfg.init)
-        log(f"classifier: continuing from {cfg.init} (its epoch {ckpt['epoch']}) with a new schedule")
+        ckpt = load_compatible(cfg.init, any_size=True)
+        log(f"classifier: continuing from {cfg.init} (its epoch {ckpt['epoch']}, {ckpt['config']['size']} px crops) "
+            f"with a new schedule at {cfg.size} px")
     if resume and last_path.is_file():
         ckpt = load_compatible(last_path)
         opt.load_state_dict(ckpt["optimizer"])

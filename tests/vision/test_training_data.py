@@ -154,7 +154,15 @@ def test_tiny_training_run_exports_a_readable_reader(tmp_path):
     more = dataclasses.replace(cfg, epochs=1, init=str(tmp_path / "run" / "best.pt"))
     cont = train_classifier(crops, val, ["blue", "red"], more, tmp_path / "run2", resume=False, log=said.append)
     assert len(cont["history"]) == 1 and any("continuing from" in line for line in said)
-    with pytest.raises(ValueError, match="other colours"):
+    # the weights fit any crop size, so a new schedule may continue at a larger one; a resume may not
+    big = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 56, 1.25, True, lambda _: None)
+    big_val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 56, 1.25, False, lambda _: None)
+    said.clear()
+    grown = train_classifier(big, big_val, ["blue", "red"], dataclasses.replace(more, size=56), tmp_path / "run4", resume=False, log=said.append)
+    assert len(grown["history"]) == 1 and any("48 px crops) with a new schedule at 56 px" in line for line in said)
+    with pytest.raises(ValueError, match="crop size"):
+        train_classifier(big, big_val, ["blue", "red"], dataclasses.replace(cfg, size=56, epochs=3), tmp_path / "run", resume=True, log=lambda _: None)
+    with pytest.raises(ValueError, match="other classes"):
         train_classifier(crops, val, ["blue", "green"], more, tmp_path / "run3", resume=False, log=lambda _: None)
     export = export_classifier(tmp_path / "run" / "best.pt", tmp_path / "dice-classifier.onnx", 48)
     assert export["max_abs_err_vs_torch"] < 1e-4
