@@ -4,7 +4,7 @@
     tableref synth --out data/synth-heldout --n 500 --seed 2 --heldout
     tableref synth --out data/cards --n 10000 --seed 3 --cards            # playing cards only
     tableref synth --out data/mixed --n 2000 --seed 4 --mixed             # dice and cards together
-    tableref synth --out data/nine --n 1500 --seed 31 --dice-sets nine      # Nine Dice only
+    tableref synth --out data/synth-nine --n 1200 --seed 31 --dice-sets nine  # Nine Dice only
     tableref synth --out data/cards-heldout --n 500 --seed 5 --cards --heldout
 
 See vision/synth/writer.py for the layout written and vision/synth/README.md
