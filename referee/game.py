@@ -57,6 +57,10 @@ class Rules:
     ``new_game(players, options)`` raises it too for a bad player count;
     ``parse_event(raw, players)`` raises :class:`~referee.errors.MalformedEvent`
     or :class:`~referee.errors.UnknownPlayer`.
+
+    ``die_faces`` pairs each face a camera may read on this game's dice with the face the
+    game calls it (empty for a card game); ``die_colours`` lists the dice's body colours
+    when the game depends on them (None: any).
     """
 
     name: str
@@ -65,3 +69,5 @@ class Rules:
     parse_options: Callable[[Mapping[str, Any]], Any]
     new_game: Callable[[tuple[str, ...], Any], State]
     parse_event: Callable[[Mapping[str, Any], Sequence[str]], Event]
+    die_faces: tuple[tuple[str, str], ...] = ()
+    die_colours: tuple[str, ...] | None = None

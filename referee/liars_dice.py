@@ -988,4 +988,6 @@ RULES = Rules(
     parse_options=parse_options,
     new_game=new_game,  # type: ignore[arg-type]
     parse_event=parse_event,
+    # Tables that play with ordinary dice: the plain 1 is the wild face the wheel replaces.
+    die_faces=(("1", Face.WHEEL.value), *((f.value, f.value) for f in Face)),
 )

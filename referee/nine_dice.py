@@ -1177,4 +1177,6 @@ RULES = Rules(
     parse_options=parse_options,
     new_game=new_game,
     parse_event=parse_event,
+    die_faces=tuple((letter.value, letter.value) for letter in Letter),
+    die_colours=tuple(c.value for c in Colour),
 )

@@ -1054,4 +1054,5 @@ RULES = Rules(
     parse_options=parse_options,
     new_game=new_game,
     parse_event=parse_event,
+    die_faces=tuple((f, f) for f in sorted({f for kind in DICE_SET.kinds for f in kind.faces})),
 )

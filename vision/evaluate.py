@@ -29,6 +29,7 @@ from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, score
+from vision.vocabulary import VocabularyError, game_vocabulary
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -46,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=PRECISIONS, default="auto",
                         help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
     parser.add_argument("--limit", type=int, default=None, help="score only the first N images")
+    parser.add_argument("--game", default=None, metavar="GAME",
+                        help="read dice as this game's dice: liars-dice, nine-dice or pin456 (its faces and colours only)")
     parser.add_argument("--gt-boxes", action="store_true",
                         help="skip the detector: classify the ground-truth boxes (scores the classifier alone)")
 
@@ -58,13 +61,7 @@ def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection
     """The classifier's reading of the ground-truth dice boxes (detector bypassed)."""
     dice = [d for d in truth if d.kind == "die"]
     boxes = np.array([d.box for d in dice], np.float32).reshape(-1, 4)
-    face_p, colour_p = reader.classify(image, boxes)
-    faces, colours = reader.manifest.classifier.faces, reader.manifest.classifier.colours
-    out = []
-    for d, fp, cp in zip(dice, face_p, colour_p):
-        f = int(fp.argmax())
-        colour = colours[int(cp.argmax())] if colours and len(cp) == len(colours) else None
-        out.append(Detection("die", faces[f], colour, d.box, float(fp[f]), bool(fp[f] < reader.threshold)))
+    out = list(reader.label_dice(boxes, *reader.classify(image, boxes)))
     if reader.cards is not None:
         cards = np.array([o.box for o in truth if o.kind == "card"], np.float32).reshape(-1, 4)
         out.extend(reader.cards.label(cards, *reader.cards.classify(image, cards)))
@@ -152,7 +149,14 @@ def run(args: argparse.Namespace) -> int:
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref eval: cannot load the models: {exc}", file=sys.stderr)
         return 2
-    name = args.dataset.resolve().name + (f"-{args.split}" if args.split else "") + ("-gtboxes" if args.gt_boxes else "")
+    if args.game is not None:
+        try:
+            reader = reader.with_vocabulary(game_vocabulary(args.game))
+        except VocabularyError as exc:
+            print(f"tableref eval: --game {args.game}: {exc}", file=sys.stderr)
+            return 2
+    name = (args.dataset.resolve().name + (f"-{args.split}" if args.split else "") + ("-gtboxes" if args.gt_boxes else "")
+            + (f"-{args.game}" if args.game else ""))
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name
     out.mkdir(parents=True, exist_ok=True)
 

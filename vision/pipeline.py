@@ -179,6 +179,8 @@ class LivePipeline:
         # What the table waits for: dice by default, cards for Doubt (see watch()). A reader
         # with a card model also has a dice-only view, which saves the card stages' time.
         self._kinds: frozenset[str] = frozenset({"die"})
+        self._vocabulary: Any = None
+        self._full_reader: Reader = reader
         self._dice_reader = reader.without_cards() if getattr(reader, "cards", None) is not None else reader
         self._reader_lock = threading.Lock()
         self._cond = threading.Condition()  # guards everything below
@@ -269,7 +271,7 @@ class LivePipeline:
                 state=self._latest.state if self._latest else SettleState.EMPTY,
                 progress=self._latest.progress if self._latest else 0.0,
                 reader_error=self._reader_error,
-                reader=dict(getattr(self.reader, "info", {}) or {}),
+                reader=dict(getattr(self._full_reader, "info", {}) or {}),
             )
 
     def stats(self) -> PipelineStats:
@@ -320,18 +322,39 @@ class LivePipeline:
             self._view_seq += 1
             self._cond.notify_all()
 
-    def watch(self, kinds: Collection[str]) -> None:
-        """Read and settle only objects of these kinds ("die", "card") from now on.
+    def watch(self, kinds: Collection[str], vocabulary: Any = None) -> None:
+        """Read and settle only objects of these kinds ("die", "card") from now on, and
+        with a :class:`~vision.vocabulary.Vocabulary`, read dice as that game's dice (its
+        faces and colours only; None reads every face the model knows).
 
         The live reading follows the game a table waits for: a deck beside a dice game, or a
         die beside a Doubt game, must not keep the scene from settling (a flickering stray
-        object changes the count) nor enter the reveal.
+        object changes the count) nor enter the reveal. A reader without
+        ``with_vocabulary`` (a test double) reads as before.
         """
         wanted = frozenset(kinds)
         if not wanted or not wanted <= {"die", "card"}:
             raise ValueError(f"kinds must be a non-empty subset of die, card; got {sorted(wanted)}")
         with self._cond:
             self._kinds = wanted
+            if vocabulary == self._vocabulary:
+                return
+        full, dice = self.reader, self.reader
+        restrict = getattr(self.reader, "with_vocabulary", None)
+        if restrict is not None:
+            full = restrict(vocabulary)  # raises VocabularyError before anything changes
+        if getattr(full, "cards", None) is not None:
+            dice = full.without_cards()
+        else:
+            dice = full
+        with self._reader_lock, self._cond:
+            self._vocabulary = vocabulary
+            self._full_reader, self._dice_reader = full, dice
+
+    @property
+    def vocabulary(self) -> Any:
+        """The vocabulary dice are read with now (see :meth:`watch`)."""
+        return self._vocabulary
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -363,9 +386,10 @@ class LivePipeline:
         return True
 
     def read_once(self, image: np.ndarray) -> Reading:
-        """Run the reader on one image now (a snapshot or an upload), sharing the reader safely."""
+        """Run the reader on one image now (a snapshot or an upload), sharing the reader safely;
+        dice are read with the vocabulary set by :meth:`watch`."""
         with self._reader_lock:
-            return self.reader.read(image)
+            return self._full_reader.read(image)
 
     # -- the annotated view -------------------------------------------------------------
 
@@ -508,9 +532,9 @@ class LivePipeline:
     def _detect(self, frame: Frame) -> None:
         t0 = time.perf_counter()
         kinds = self._kinds
-        reader = self.reader if "card" in kinds else self._dice_reader
         try:
             with self._reader_lock:
+                reader = self._full_reader if "card" in kinds else self._dice_reader
                 reading = reader.read(frame.image)
             if any(o.kind not in kinds for o in reading.objects):
                 reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind in kinds))

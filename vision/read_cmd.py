@@ -20,6 +20,7 @@ from vision.detections import DIE_FACES, Reading
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.reader import DiceReader, load_reader
+from vision.vocabulary import VocabularyError, game_vocabulary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="face confidence below which a die is flagged uncertain (default: the model's)")
     parser.add_argument("--card-threshold", type=float, default=None,
                         help="rank x suit confidence below which a card is flagged uncertain (default: the card model's)")
+    parser.add_argument("--game", default=None, metavar="GAME",
+                        help="read dice as this game's dice: liars-dice, nine-dice or pin456 (its faces and colours only)")
     parser.add_argument("--no-cards", action="store_true", help="read dice only, even when the card model is there")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
@@ -97,4 +100,10 @@ def run(args: argparse.Namespace) -> int:
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref read: cannot load the models: {exc}", file=sys.stderr)
         return 2
+    if args.game is not None:
+        try:
+            reader = reader.with_vocabulary(game_vocabulary(args.game))
+        except VocabularyError as exc:
+            print(f"tableref read: --game {args.game}: {exc}", file=sys.stderr)
+            return 2
     return read_all(reader, list(args.images), args.json, sys.stdout, sys.stderr)

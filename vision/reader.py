@@ -34,6 +34,7 @@ from vision.manifest import (
     sha256_of,
 )
 from vision.stages import MIN_BOX_SIDE, BoxesFound, classify_crops, detect_boxes, prepare_detector
+from vision.vocabulary import Vocabulary
 
 __all__ = ["MIN_BOX_SIDE", "BoxesFound", "DiceReader", "InvalidImage", "as_bgr", "load_pair", "load_reader"]
 
@@ -75,6 +76,7 @@ class DiceReader:
         model_dir: Path | None = None,
         threads: int | None = None,
         cards: CardReader | None = None,
+        vocabulary: Vocabulary | None = None,
     ) -> None:
         self.manifest = manifest
         self.cards = cards
@@ -85,6 +87,9 @@ class DiceReader:
             raise ValueError(f"threshold must be in [0, 1], got {self.threshold}")
         self.model_dir = model_dir
         self.threads = threads
+        if vocabulary is not None:
+            vocabulary.check(manifest.classifier.faces, manifest.classifier.colours)
+        self.vocabulary = vocabulary
 
     @property
     def info(self) -> dict[str, Any]:
@@ -103,11 +108,20 @@ class DiceReader:
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
             "trained": self.manifest.training.get("created"),
             "cards": None if self.cards is None else self.cards.info,
+            "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
         }
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
-        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads)
+        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
+                          None, self.vocabulary)
+
+    def with_vocabulary(self, vocabulary: Vocabulary | None) -> DiceReader:
+        """The same models reading dice as a table of one game sees them: only the faces and
+        colours of ``vocabulary`` (None: every face and colour the model knows). Raises
+        :class:`~vision.vocabulary.VocabularyError` if the model lacks one of its names."""
+        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
+                          self.cards, vocabulary)
 
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
@@ -116,6 +130,44 @@ class DiceReader:
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box, from one batched classifier call."""
         return classify_crops(self.classifier, self.manifest.classifier, image, boxes)
+
+    def label_dice(
+        self, boxes: np.ndarray, face_p: np.ndarray, colour_p: np.ndarray, box_scores: np.ndarray | None = None
+    ) -> tuple[Detection, ...]:
+        """Dice from the classifier's probabilities for ``boxes``, left to right: face, colour,
+        score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
+        ``box_scores`` are the detector's confidences (None: the boxes are known dice)."""
+        faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
+        vocab = self.vocabulary
+        if vocab is None:
+            best = face_p.argmax(axis=1) if len(face_p) else np.zeros((0,), np.int64)
+            names = [faces[int(f)] for f in best]
+            scores = face_p[np.arange(len(face_p)), best]
+            enough = np.ones(len(face_p), bool)
+        else:
+            names, scores, mass = vocab.decode_faces(face_p, faces)
+            enough = mass >= vocab.min_mass
+        has_colour = bool(colours) and colour_p.shape[1] == len(colours)
+        colour_names: list[str | None] = [None] * len(boxes)
+        if has_colour:
+            colour_names = list(vocab.decode_colours(colour_p, colours) if vocab is not None
+                                else [colours[int(c)] for c in colour_p.argmax(axis=1)])
+        doubtful = (np.zeros(len(boxes), bool) if box_scores is None
+                    else np.asarray(box_scores) < self.manifest.detector.sure_threshold)
+        out = []
+        for i in np.argsort((boxes[:, 0] + boxes[:, 2]), kind="stable"):
+            score = float(scores[i])
+            out.append(
+                Detection(
+                    kind="die",
+                    face=names[i],
+                    colour=colour_names[i],
+                    box=tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
+                    score=min(1.0, max(0.0, score)),
+                    uncertain=bool(score < self.threshold or not enough[i] or doubtful[i]),
+                )
+            )
+        return tuple(out)
 
     def prepare(self, height: int, width: int) -> None:
         """Make the backend ready for frames of this size (OpenVINO compiles once per input
@@ -144,23 +196,7 @@ class DiceReader:
         start += time.perf_counter() - paused
         found = self.detect(image)
         face_p, colour_p = self.classify(image, found.boxes)
-        faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
-        sure = self.manifest.detector.sure_threshold
-        objects: list[Detection] = []
-        for i in np.argsort((found.boxes[:, 0] + found.boxes[:, 2]), kind="stable"):
-            f = int(face_p[i].argmax())
-            score = float(face_p[i, f])
-            colour = colours[int(colour_p[i].argmax())] if colours and colour_p.shape[1] == len(colours) else None
-            objects.append(
-                Detection(
-                    kind="die",
-                    face=faces[f],
-                    colour=colour,
-                    box=tuple(float(v) for v in found.boxes[i]),  # type: ignore[arg-type]
-                    score=min(1.0, max(0.0, score)),
-                    uncertain=score < self.threshold or float(found.scores[i]) < sure,
-                )
-            )
+        objects = list(self.label_dice(found.boxes, face_p, colour_p, found.scores))
         indices: tuple[Detection, ...] = ()
         if self.cards is not None:
             indices = self.cards.read_indices(image)

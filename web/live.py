@@ -179,9 +179,11 @@ class PipelineCamera:
         return None if newer is None else self._convert(newer)
 
     def expect(self, game: str, state: JSON) -> None:
-        """Read what the waiting table plays with (dice, or cards for Doubt), and with the
-        demo source, reveal dice (or cards) that fit the table."""
-        self.pipeline.watch({object_kind(game)})
+        """Read what the waiting table plays with (dice as that game's dice, or cards for
+        Doubt), and with the demo source, reveal dice (or cards) that fit the table."""
+        from vision.vocabulary import game_vocabulary
+
+        self.pipeline.watch({object_kind(game)}, game_vocabulary(game))
         specs = demo_specs(game, state)
         if specs:
             self.pipeline.show(specs)

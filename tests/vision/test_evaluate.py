@@ -157,3 +157,17 @@ def test_eval_cli_with_ground_truth_boxes(tmp_path, capsys):
     assert metrics["detection"]["recall"] == 1.0 and metrics["detection"]["precision"] == 1.0
     assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)
     assert metrics["uncertain"]["flagged"] == 2  # the grey tie in each of the two images
+
+
+def test_eval_cli_reads_as_a_games_dice(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    data = write_tiny_set(tmp_path / "set")
+    out = tmp_path / "eval"
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--gt-boxes", "--game", "pin456"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["reader"]["vocabulary"]["name"] == "pin456"
+    assert set(metrics["face"]["per_face"]) >= {"プ", "2", "wheel"}  # the labels, scored as read
+    assert metrics["face"]["accuracy_matched"] == 0.0  # none of the tiny set's faces is a Pin-456 face
+    assert metrics["uncertain"]["flagged"] == 8  # and so no reading is sure
+    assert main(["eval", str(data), "--models", str(models), "--game", "chess"]) == 2

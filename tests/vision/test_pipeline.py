@@ -185,6 +185,25 @@ def test_read_once_shares_the_reader(photos: Path) -> None:
     assert [r.faces() for r in results] == [("5",)] * 4
 
 
+def test_watch_reads_dice_as_the_games_dice(tmp_path: Path) -> None:
+    from tests.vision import tiny_reader as tiny
+    from vision.vocabulary import Vocabulary, VocabularyError
+
+    cv2.imwrite(str(tmp_path / "scene.png"), tiny.scene())
+    pipe = LivePipeline(str(tmp_path), tiny.fake_reader(), detect_fps=30, source_options={"fps": 30})
+    assert pipe.read_once(tiny.scene()).faces() == ("プ", "2", "2", "wheel")  # the grey tie reads its first face, 2
+    only = Vocabulary.of({"プ": "プ", "2": "プ", "wheel": "プ"}, name="one face")
+    pipe.watch({"die"}, only)
+    assert pipe.vocabulary is only
+    assert pipe.read_once(tiny.scene()).faces() == ("プ",) * 4
+    assert pipe.status().reader["vocabulary"]["name"] == "one face"
+    with pytest.raises(VocabularyError):
+        pipe.watch({"die"}, Vocabulary.of(["2"], ["gold"]))
+    assert pipe.vocabulary is only  # a refused vocabulary changes nothing
+    pipe.watch({"die"}, None)
+    assert pipe.read_once(tiny.scene()).faces()[0] == "プ" and pipe.status().reader["vocabulary"] is None
+
+
 def test_mjpeg_ends_when_the_pipeline_stops(photos: Path) -> None:
     pipe = LivePipeline(str(photos), BlobReader(), source_options={"fps": 30}).start()
     stream = pipe.mjpeg()

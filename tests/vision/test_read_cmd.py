@@ -117,3 +117,17 @@ def test_cli_end_to_end_with_tiny_onnx_models(photos, tmp_path, capsys):
 def test_cli_without_models_exits_2(photos, tmp_path, capsys):
     assert main(["read", "--models", str(tmp_path), str(photos["good_jpg"])]) == 2
     assert "cannot load the models" in capsys.readouterr().err
+
+
+def test_cli_game_reads_dice_as_that_games_dice(photos, tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    assert main(["read", "--json", "--game", "liars-dice", "--models", str(models), str(photos["good_png"])]) == 0
+    objects = json.loads(capsys.readouterr().out)["objects"]
+    assert {o["face"] for o in objects} <= {"wheel", "2", "3", "4", "5", "6"}
+    assert objects[0]["uncertain"] is True  # the プ die: a face Liar's dice do not have
+    assert main(["read", "--game", "poker", "--models", str(models), str(photos["good_png"])]) == 2
+    assert "--game poker: unknown game" in capsys.readouterr().err
+    # the tiny model knows blue, green and red only: Nine Dice needs white, black, blue and green
+    assert main(["read", "--game", "nine-dice", "--models", str(models), str(photos["good_png"])]) == 2
+    assert "no colour" in capsys.readouterr().err

@@ -11,6 +11,7 @@ import numpy as np
 
 from vision.detections import Detection, Reading
 from vision.pipeline import LivePipeline
+from vision.vocabulary import game_vocabulary
 from web.camera import TableCamera
 from web.live import PipelineCamera, demo_specs
 
@@ -104,8 +105,12 @@ def test_the_pipeline_reads_what_the_waiting_table_plays_with(tmp_path: Path) ->
         assert wait_for(lambda: reader.calls["full"] > 3)
         live = pipeline.latest()
         assert live is not None and {o.kind for o in live.reading.objects} == {"card"}
+        assert pipeline.vocabulary is None  # cards: no dice vocabulary
         camera.expect("liars-dice", {"dice_in_play": 2})
         assert pipeline.kinds == {"die"}
+        assert pipeline.vocabulary == game_vocabulary("liars-dice")  # wheel and 2-6 only
+        camera.expect("nine-dice", {})
+        assert pipeline.vocabulary == game_vocabulary("nine-dice")
     finally:
         camera.stop()
     try:

@@ -1,0 +1,152 @@
+"""What a table's dice can show, so the reader chooses only among those faces and colours.
+
+The classifier knows every face of every game here (16) and 14 body colours. A table plays
+one game: Nine Dice dice show only katakana in white, black, blue or green; Liar's Dice
+dice show a wheel or 2-6 pips. Reading with the table's :class:`Vocabulary` turns
+look-alikes from other games (a katakana die read as a pip face, a white die read as
+ivory) into the face or colour the game has, instead of a reading the referee must refuse.
+
+Faces are *merged*: ``faces`` maps each model face it keeps to the face the game calls
+it, and the probabilities of faces with the same name add up (a Liar's die with a plain
+1 is the wild one, so ``{"1": "wheel", "wheel": "wheel", ...}``). The score is the
+merged probability of the chosen face divided by the probability of all kept faces.
+Renormalising alone would let a die the model reads as a face this game does not have
+become sure of whatever is left, so a die whose kept faces hold less than ``min_mass``
+of the probability is always uncertain. Colours are *restricted*: the most likely of the
+allowed colours is reported.
+
+>>> import numpy as np
+>>> v = Vocabulary.of({"1": "wheel", "wheel": "wheel", "2": "2"}, name="liars")
+>>> faces, score, mass = v.decode_faces(np.array([[0.5, 0.3, 0.1, 0.1]]), ("1", "wheel", "2", "3"))
+>>> faces, [round(float(x), 3) for x in score], [round(float(x), 3) for x in mass]
+(['wheel'], [0.889], [0.9])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["DEFAULT_MIN_MASS", "Vocabulary", "VocabularyError", "game_vocabulary"]
+
+DEFAULT_MIN_MASS = 0.5
+
+
+class VocabularyError(ValueError):
+    """A vocabulary names a face or colour the reader's model cannot report."""
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The faces (model face -> reported face) and body colours a table's dice can show.
+
+    ``colours`` None keeps every colour the model knows.
+
+    >>> Vocabulary.of(["2", "wheel", "3"], ["white", "black"], name="liars").reported_faces
+    ('2', '3', 'wheel')
+    """
+
+    faces: tuple[tuple[str, str], ...]
+    colours: frozenset[str] | None = None
+    name: str = ""
+    min_mass: float = DEFAULT_MIN_MASS
+
+    @classmethod
+    def of(
+        cls,
+        faces: Mapping[str, str] | Iterable[str],
+        colours: Iterable[str] | None = None,
+        name: str = "",
+        min_mass: float = DEFAULT_MIN_MASS,
+    ) -> Vocabulary:
+        """A vocabulary from a face mapping (or a list of faces reported as they are)."""
+        pairs = tuple(faces.items()) if isinstance(faces, Mapping) else tuple((str(f), str(f)) for f in faces)
+        if not pairs:
+            raise VocabularyError("a vocabulary needs at least one face")
+        if not 0.0 <= min_mass <= 1.0:
+            raise VocabularyError(f"min_mass must be in [0, 1], got {min_mass}")
+        if colours is not None:
+            colours = frozenset(str(c) for c in colours)
+            if not colours:
+                raise VocabularyError("a vocabulary's colours, when given, must not be empty")
+        return cls(tuple(sorted(pairs)), colours, name, float(min_mass))
+
+    def to_json(self) -> dict[str, object]:
+        """What ``tableref read`` and the dashboard show of it.
+
+        >>> Vocabulary.of({"1": "wheel", "wheel": "wheel"}, name="liars-dice").to_json()
+        {'name': 'liars-dice', 'faces': {'1': 'wheel', 'wheel': 'wheel'}, 'colours': None, 'min_mass': 0.5}
+        """
+        return {"name": self.name, "faces": dict(self.faces),
+                "colours": None if self.colours is None else sorted(self.colours), "min_mass": self.min_mass}
+
+    @property
+    def reported_faces(self) -> tuple[str, ...]:
+        """The faces a reading with this vocabulary can report, sorted."""
+        return tuple(sorted({out for _, out in self.faces}))
+
+    def check(self, faces: Sequence[str] | None, colours: Sequence[str] | None) -> None:
+        """Raise :class:`VocabularyError` unless the model's ``faces`` and ``colours`` (None:
+        not checked) include every name here."""
+        missing = [f for f, _ in self.faces if f not in faces] if faces is not None else []
+        if missing:
+            raise VocabularyError(f"vocabulary {self.name or '?'}: the model has no face {', '.join(missing)}")
+        if self.colours is not None and colours is not None:
+            unknown = sorted(self.colours - set(colours))
+            if unknown:
+                raise VocabularyError(f"vocabulary {self.name or '?'}: the model has no colour {', '.join(unknown)}")
+
+    def decode_faces(self, face_p: np.ndarray, names: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """For each row of model face probabilities: the reported face, its score (merged
+        probability over the kept mass) and the kept mass."""
+        self.check(names, None)
+        out = self.reported_faces
+        merge = np.zeros((len(names), len(out)), np.float32)
+        index = {n: i for i, n in enumerate(names)}
+        column = {n: j for j, n in enumerate(out)}
+        for model_face, reported in self.faces:
+            merge[index[model_face], column[reported]] = 1.0
+        merged = np.asarray(face_p, np.float32) @ merge
+        mass = merged.sum(axis=1)
+        best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
+        score = merged[np.arange(len(merged)), best] / np.maximum(mass, 1e-12)
+        return [out[int(j)] for j in best], score.astype(np.float32), mass.astype(np.float32)
+
+    def decode_colours(self, colour_p: np.ndarray, names: Sequence[str]) -> list[str]:
+        """The most likely allowed colour for each row of model colour probabilities."""
+        if self.colours is None:
+            return [names[int(i)] for i in np.asarray(colour_p).argmax(axis=1)] if len(colour_p) else []
+        self.check(None, names)
+        keep = np.array([n in self.colours for n in names])
+        masked = np.where(keep[None, :], np.asarray(colour_p, np.float32), -1.0)
+        return [names[int(i)] for i in masked.argmax(axis=1)] if len(masked) else []
+
+
+
+def game_vocabulary(game: str) -> Vocabulary | None:
+    """The vocabulary of ``game``'s dice, from its rules (``die_faces``, ``die_colours`` of
+    :class:`referee.game.Rules`); None for a card game. Raises :class:`VocabularyError` for
+    a game the referee does not know.
+
+    Liar's Dice: the wheel and 2-6, a plain 1 counting as the wheel it replaces. Nine Dice:
+    the nine katakana in white, black, blue and green. Pin-456: the faces of the dice set
+    in ``referee/data/pin456.json``.
+
+    >>> game_vocabulary("liars-dice").to_json()["faces"]["1"]
+    'wheel'
+    >>> game_vocabulary("nine-dice").to_json()["colours"]
+    ['black', 'blue', 'green', 'white']
+    >>> game_vocabulary("pin456").reported_faces, game_vocabulary("doubt")
+    (('1', '4', '5', '6'), None)
+    """
+    from referee.log import GAMES
+    from referee.replay import rules_for
+
+    if game not in GAMES:
+        raise VocabularyError(f"unknown game {game!r}: choose from {', '.join(GAMES)}")
+    rules = rules_for(game)
+    if not rules.die_faces:
+        return None
+    return Vocabulary.of(dict(rules.die_faces), rules.die_colours, name=game)
