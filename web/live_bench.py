@@ -499,7 +499,7 @@ class TablePage:
             raise BenchError("no bid quantities offered on the page")
         q = quantity if quantity in quantities else quantities[0]
         self.choose("bid", "quantity", q)
-        self.page.wait_for_selector(f'[data-testid^="choice-bid-face-"]')
+        self.page.wait_for_selector('[data-testid^="choice-bid-face-"]')
         faces = self.choices("bid", "face")
         f = face if face is not None and testid_value(face) in faces else faces[0]
         self.choose("bid", "face", f)
