@@ -143,10 +143,8 @@ class DiceReader:
             best = face_p.argmax(axis=1) if len(face_p) else np.zeros((0,), np.int64)
             names = [faces[int(f)] for f in best]
             scores = face_p[np.arange(len(face_p)), best]
-            enough = np.ones(len(face_p), bool)
         else:
-            names, scores, mass = vocab.decode_faces(face_p, faces)
-            enough = mass >= vocab.min_mass
+            names, scores = vocab.decode_faces(face_p, faces)
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
         if has_colour:
@@ -164,7 +162,7 @@ class DiceReader:
                     colour=colour_names[i],
                     box=tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
                     score=min(1.0, max(0.0, score)),
-                    uncertain=bool(score < self.threshold or not enough[i] or doubtful[i]),
+                    uncertain=bool(score < self.threshold or doubtful[i]),
                 )
             )
         return tuple(out)

@@ -1,4 +1,4 @@
-"""A table's vocabulary: faces merged and restricted, colours restricted, the kept-mass floor."""
+"""A table's vocabulary: faces merged and restricted, colours restricted, scores not inflated."""
 
 from __future__ import annotations
 
@@ -11,25 +11,24 @@ from vision.vocabulary import Vocabulary, VocabularyError, game_vocabulary
 NAMES = ("1", "2", "wheel", "プ")
 
 
-def test_merged_faces_add_up_and_the_score_is_over_the_kept_mass() -> None:
+def test_merged_faces_add_up() -> None:
     v = Vocabulary.of({"1": "wheel", "wheel": "wheel", "2": "2"})
-    p = np.array([[0.40, 0.10, 0.40, 0.10],   # 1 and wheel merge: wheel 0.8 of 0.9 kept
+    p = np.array([[0.40, 0.10, 0.40, 0.10],   # 1 and wheel merge: wheel 0.8
                   [0.05, 0.60, 0.05, 0.30]])  # 2 wins; プ is not kept
-    faces, score, mass = v.decode_faces(p, NAMES)
+    faces, score = v.decode_faces(p, NAMES)
     assert faces == ["wheel", "2"]
-    assert score == pytest.approx([0.8 / 0.9, 0.6 / 0.7], abs=1e-6)
-    assert mass == pytest.approx([0.9, 0.7], abs=1e-6)
+    assert score == pytest.approx([0.8, 0.6], abs=1e-6)
 
 
-def test_a_face_the_game_lacks_leaves_little_kept_mass() -> None:
+def test_a_face_the_game_lacks_keeps_a_low_score() -> None:
     v = Vocabulary.of(["1", "2"])
-    faces, score, mass = v.decode_faces(np.array([[0.02, 0.03, 0.05, 0.90]]), NAMES)
-    assert faces == ["2"] and score[0] == pytest.approx(0.6) and mass[0] == pytest.approx(0.05)
+    faces, score = v.decode_faces(np.array([[0.02, 0.03, 0.05, 0.90]]), NAMES)
+    assert faces == ["2"] and score[0] == pytest.approx(0.03)  # not renormalised to 0.6
 
 
 def test_empty_rows_decode_to_nothing() -> None:
-    faces, score, mass = Vocabulary.of(["1"]).decode_faces(np.zeros((0, 4), np.float32), NAMES)
-    assert faces == [] and score.shape == (0,) and mass.shape == (0,)
+    faces, score = Vocabulary.of(["1"]).decode_faces(np.zeros((0, 4), np.float32), NAMES)
+    assert faces == [] and score.shape == (0,)
     assert Vocabulary.of(["1"], ["red"]).decode_colours(np.zeros((0, 2), np.float32), ("red", "blue")) == []
 
 
@@ -49,8 +48,6 @@ def test_names_the_model_lacks_are_refused() -> None:
         Vocabulary.of([])
     with pytest.raises(VocabularyError):
         Vocabulary.of(["1"], [])
-    with pytest.raises(VocabularyError):
-        Vocabulary.of(["1"], min_mass=1.5)
 
 
 def test_game_vocabularies_follow_the_rules() -> None:
@@ -76,8 +73,8 @@ def test_the_reader_reads_with_a_vocabulary() -> None:
     assert [d.face for d in dice] == ["プ"] * 4
     assert not blue.uncertain and blue.score > 0.99
     assert not green.uncertain and green.colour in {"blue", "red"}  # green is not allowed
-    assert not grey.uncertain and grey.score > 0.99  # プ + 2 hold 2/3 of the tie, all of the kept mass
-    assert red.uncertain and red.score > 0.99  # a wheel: almost nothing kept (and the detector was unsure)
+    assert not grey.uncertain and grey.score == pytest.approx(2 / 3, abs=0.02)  # プ + 2 of a 3-way tie
+    assert red.uncertain and red.score < 0.01  # a wheel: almost nothing on プ or 2
     assert merged.without_cards().vocabulary is merged.vocabulary
     assert merged.info["vocabulary"]["faces"] == {"2": "プ", "プ": "プ"}
     assert plain.with_vocabulary(None).read(tiny.scene()).faces() == plain.read(tiny.scene()).faces()
