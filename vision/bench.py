@@ -31,6 +31,7 @@ from vision.datasets import image_files
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.reader import DEFAULT_MODEL_DIR, load_reader
+from vision.stages import SECOND_LOOK_BAND, classify_crops
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_IMAGES = REPO.parent / "shared" / "data" / "real-dice-tray" / "images" / "test"
@@ -213,7 +214,11 @@ def run(args: argparse.Namespace) -> int:
             if reader.cards is not None and not args.no_cards:
                 fns[b + "_with_cards"] = reader.read
             fns[b + "_detector_only"] = reader.detect
-            fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: r.classify(f, boxes)
+            fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: classify_crops(
+                r.classifier, r.manifest.classifier, f, boxes)
+            looking = reader.without_cards()
+            looking.second_look = SECOND_LOOK_BAND
+            fns[b + "_second_look"] = looking.read
         if ultra is not None:
             fns["ultralytics_predict"] = ultra
         row.update(timed(fns, frames, args.runs, args.warmup))
@@ -233,6 +238,9 @@ def run(args: argparse.Namespace) -> int:
                 sp = row["speedup_vs_ultralytics"][b]
                 line += f"   speed vs Ultralytics: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
             print(line)
+            again = row[b + "_second_look"]
+            print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
+                  f"(the same reads with a second look at borderline dice, --second-look)")
             if b + "_with_cards" in row:
                 w = row[b + "_with_cards"]
                 print(f"  reader/{b:<17} median {w['median_ms']:6.1f} ms  p90 {w['p90_ms']:6.1f} ms   (the same frames, card stages on)")

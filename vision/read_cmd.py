@@ -20,6 +20,7 @@ from vision.detections import DIE_FACES, Reading
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.reader import DiceReader, load_reader
+from vision.stages import SECOND_LOOK_BAND
 from vision.vocabulary import VocabularyError, game_vocabulary
 
 
@@ -30,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="face confidence below which a die is flagged uncertain (default: the model's)")
     parser.add_argument("--card-threshold", type=float, default=None,
                         help="rank x suit confidence below which a card is flagged uncertain (default: the card model's)")
+    parser.add_argument("--second-look", action="store_true",
+                        help="read borderline dice (score 0.5-0.9) again from a tighter and a looser crop "
+                             "and average (fewer wrong sure readings; 2.5-3.7 ms more a frame)")
     parser.add_argument("--game", default=None, metavar="GAME",
                         help="read dice as this game's dice: liars-dice, nine-dice or pin456 (its faces and colours only)")
     parser.add_argument("--no-cards", action="store_true", help="read dice only, even when the card model is there")
@@ -100,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref read: cannot load the models: {exc}", file=sys.stderr)
         return 2
+    if args.second_look:
+        reader.second_look = SECOND_LOOK_BAND
     if args.game is not None:
         try:
             reader = reader.with_vocabulary(game_vocabulary(args.game))

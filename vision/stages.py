@@ -57,6 +57,42 @@ def classify_crops(model: Model, spec: ClassifierSpec, image: np.ndarray, boxes:
     return face_p, colour_p
 
 
+SECOND_LOOK_BAND = (0.5, 0.9)
+"""Dice whose face reads with a probability in [low, high) are looked at again
+(:func:`second_look`): below it a die stays uncertain anyway, above it a second look
+hardly ever changes the reading."""
+
+SECOND_LOOK_EXPAND = (-0.1, 0.1)
+"""The extra crops: tighter and looser than the first by this much of the box side."""
+
+
+def second_look(
+    model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray,
+    face_p: np.ndarray, colour_p: np.ndarray, band: tuple[float, float] = SECOND_LOOK_BAND,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``face_p`` and ``colour_p`` with every die read inside ``band`` replaced by the mean
+    over its crop and two more, one tighter and one looser (one batched call).
+
+    A borderline reading often hinges on where the crop edge falls. On the validation
+    renders the mean of three crops made a third fewer wrong readings sure (see the model
+    card), for two more crops per borderline die.
+    """
+    low, high = band
+    best = face_p.max(axis=1) if len(face_p) else np.zeros((0,), np.float32)
+    redo = np.flatnonzero((best >= low) & (best < high))
+    if len(redo) == 0:
+        return face_p, colour_p
+    b = np.asarray(boxes, np.float32)[redo]
+    batch = np.concatenate([crop_batch(image, b, spec.size, spec.expand + d) for d in SECOND_LOOK_EXPAND])
+    outputs = model.run(batch)
+    views = len(SECOND_LOOK_EXPAND)
+    face_p, colour_p = face_p.copy(), colour_p.copy()
+    face_p[redo] = (face_p[redo] + outputs[0].reshape(views, len(redo), -1).sum(axis=0)) / (views + 1)
+    if len(outputs) > 1 and colour_p.shape[1]:
+        colour_p[redo] = (colour_p[redo] + outputs[1].reshape(views, len(redo), -1).sum(axis=0)) / (views + 1)
+    return face_p, colour_p
+
+
 def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) -> None:
     prepare = getattr(model, "prepare", None)
     if prepare is not None:

@@ -171,3 +171,14 @@ def test_eval_cli_reads_as_a_games_dice(tmp_path, capsys):
     assert metrics["face"]["accuracy_matched"] == 0.0  # none of the tiny set's faces is a Pin-456 face
     assert metrics["uncertain"]["flagged"] == 8  # and so no reading is sure
     assert main(["eval", str(data), "--models", str(models), "--game", "chess"]) == 2
+
+
+def test_eval_cli_second_look_is_recorded(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    data = write_tiny_set(tmp_path / "set")
+    out = tmp_path / "eval"
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--second-look"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["reader"]["second_look_band"] == [0.5, 0.9]
+    assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)  # the tie (1/3) is below the band

@@ -47,7 +47,8 @@ def test_fake_reader_reads_the_scene():
     check_reading(reader.read(tiny.scene()))
     shape, dtype, lo, hi = reader.detector.inputs[-1]
     assert shape == (1, 3, 320, 416) and dtype == "float32" and 0.0 <= lo <= hi <= 1.0
-    assert reader.classifier.calls == [(4, 3, 48, 48)]  # one batched call for all dice
+    # one batched call for all dice (the grey tie, at 1/3, is too unsure for a second look)
+    assert reader.classifier.calls == [(4, 3, 48, 48)]
 
 
 def test_threshold_override_changes_only_the_flags():
