@@ -27,10 +27,9 @@ from vision.datasets import DatasetError, LabelledImage, load_dataset
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
+from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, score
-from vision.stages import SECOND_LOOK_BAND
-from vision.vocabulary import VocabularyError, game_vocabulary
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -48,11 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=PRECISIONS, default="auto",
                         help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
     parser.add_argument("--limit", type=int, default=None, help="score only the first N images")
-    parser.add_argument("--second-look", action="store_true",
-                        help="read borderline dice (score 0.5-0.9) again from a tighter and a looser crop "
-                             "and average (fewer wrong sure readings; 2.5-3.7 ms more a frame)")
-    parser.add_argument("--game", default=None, metavar="GAME",
-                        help="read dice as this game's dice: liars-dice, nine-dice or pin456 (its faces and colours only)")
+    add_dice_options(parser)
     parser.add_argument("--gt-boxes", action="store_true",
                         help="skip the detector: classify the ground-truth boxes (scores the classifier alone)")
 
@@ -153,14 +148,9 @@ def run(args: argparse.Namespace) -> int:
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref eval: cannot load the models: {exc}", file=sys.stderr)
         return 2
-    if args.second_look:
-        reader.second_look = SECOND_LOOK_BAND
-    if args.game is not None:
-        try:
-            reader = reader.with_vocabulary(game_vocabulary(args.game))
-        except VocabularyError as exc:
-            print(f"tableref eval: --game {args.game}: {exc}", file=sys.stderr)
-            return 2
+    reader = with_dice_options(reader, args, "eval")
+    if reader is None:
+        return 2
     name = (args.dataset.resolve().name + (f"-{args.split}" if args.split else "") + ("-gtboxes" if args.gt_boxes else "")
             + (f"-{args.game}" if args.game else ""))
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name

@@ -31,17 +31,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="face confidence below which a die is flagged uncertain (default: the model's)")
     parser.add_argument("--card-threshold", type=float, default=None,
                         help="rank x suit confidence below which a card is flagged uncertain (default: the card model's)")
-    parser.add_argument("--second-look", action="store_true",
-                        help="read borderline dice (score 0.5-0.9) again from a tighter and a looser crop "
-                             "and average (fewer wrong sure readings; 2.5-3.7 ms more a frame)")
-    parser.add_argument("--game", default=None, metavar="GAME",
-                        help="read dice as this game's dice: liars-dice, nine-dice or pin456 (its faces and colours only)")
+    add_dice_options(parser)
     parser.add_argument("--no-cards", action="store_true", help="read dice only, even when the card model is there")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
     parser.add_argument("--precision", choices=PRECISIONS, default="auto",
                         help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
     parser.add_argument("--threads", type=int, default=None, help="inference threads (default: up to 4)")
+
+
+def add_dice_options(parser: argparse.ArgumentParser) -> None:
+    """``--second-look`` and ``--game``, shared by ``tableref read`` and ``tableref eval``."""
+    parser.add_argument("--second-look", action="store_true",
+                        help="read borderline dice (score 0.5-0.9) again from a tighter and a looser crop "
+                             "and average (fewer wrong sure readings; 2.5-3.7 ms more a frame)")
+    parser.add_argument("--game", default=None, metavar="GAME",
+                        help="read dice as this game's dice: liars-dice, nine-dice or pin456 (its faces and colours only)")
+
+
+def with_dice_options(reader: DiceReader, args: argparse.Namespace, command: str) -> DiceReader | None:
+    """``reader`` as ``--second-look`` and ``--game`` ask; None (the reason printed) for an unknown game."""
+    if args.second_look:
+        reader.second_look = SECOND_LOOK_BAND
+    if args.game is None:
+        return reader
+    try:
+        return reader.with_vocabulary(game_vocabulary(args.game))
+    except VocabularyError as exc:
+        print(f"tableref {command}: --game {args.game}: {exc}", file=sys.stderr)
+        return None
 
 
 def summary(name: str, reading: Reading) -> str:
@@ -104,12 +122,7 @@ def run(args: argparse.Namespace) -> int:
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref read: cannot load the models: {exc}", file=sys.stderr)
         return 2
-    if args.second_look:
-        reader.second_look = SECOND_LOOK_BAND
-    if args.game is not None:
-        try:
-            reader = reader.with_vocabulary(game_vocabulary(args.game))
-        except VocabularyError as exc:
-            print(f"tableref read: --game {args.game}: {exc}", file=sys.stderr)
-            return 2
+    reader = with_dice_options(reader, args, "read")
+    if reader is None:
+        return 2
     return read_all(reader, list(args.images), args.json, sys.stdout, sys.stderr)
