@@ -149,6 +149,11 @@ def _rate(times: Sequence[float], now: float) -> float:
     return (len(times) - 1) / span if span > 0 else 0.0
 
 
+def _dice_only(reader: Reader) -> Reader:
+    """The reader's dice-only view when it has card stages (they cost time on dice tables)."""
+    return reader.without_cards() if getattr(reader, "cards", None) is not None else reader  # type: ignore[attr-defined]
+
+
 class LivePipeline:
     """Camera + detection thread + settler + annotated stream. Thread-safe; see the module doc."""
 
@@ -181,7 +186,7 @@ class LivePipeline:
         self._kinds: frozenset[str] = frozenset({"die"})
         self._vocabulary: Any = None
         self._full_reader: Reader = reader
-        self._dice_reader = reader.without_cards() if getattr(reader, "cards", None) is not None else reader
+        self._dice_reader = _dice_only(reader)
         self._reader_lock = threading.Lock()
         self._cond = threading.Condition()  # guards everything below
         self._listeners: list[Listener] = []
@@ -339,14 +344,9 @@ class LivePipeline:
             self._kinds = wanted
             if vocabulary == self._vocabulary:
                 return
-        full, dice = self.reader, self.reader
         restrict = getattr(self.reader, "with_vocabulary", None)
-        if restrict is not None:
-            full = restrict(vocabulary)  # raises VocabularyError before anything changes
-        if getattr(full, "cards", None) is not None:
-            dice = full.without_cards()
-        else:
-            dice = full
+        full = self.reader if restrict is None else restrict(vocabulary)  # VocabularyError before anything changes
+        dice = _dice_only(full)
         with self._reader_lock, self._cond:
             self._vocabulary = vocabulary
             self._full_reader, self._dice_reader = full, dice

@@ -121,17 +121,19 @@ class DiceReader:
             "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
         }
 
+    def _view(self, cards: CardReader | None, vocabulary: Vocabulary | None) -> DiceReader:
+        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
+                          cards, vocabulary, self.second_look)
+
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
-        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
-                          None, self.vocabulary, self.second_look)
+        return self._view(None, self.vocabulary)
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> DiceReader:
         """The same models reading dice as a table of one game sees them: only the faces and
         colours of ``vocabulary`` (None: every face and colour the model knows). Raises
         :class:`~vision.vocabulary.VocabularyError` if the model lacks one of its names."""
-        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
-                          self.cards, vocabulary, self.second_look)
+        return self._view(self.cards, vocabulary)
 
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
