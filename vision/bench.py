@@ -31,7 +31,7 @@ from vision.datasets import image_files
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.reader import DEFAULT_MODEL_DIR, load_reader
-from vision.stages import SECOND_LOOK_BAND, classify_crops
+from vision.stages import SECOND_LOOK, classify_crops
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_IMAGES = REPO.parent / "shared" / "data" / "real-dice-tray" / "images" / "test"
@@ -216,9 +216,7 @@ def run(args: argparse.Namespace) -> int:
             fns[b + "_detector_only"] = reader.detect
             fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: classify_crops(
                 r.classifier, r.manifest.classifier, f, boxes)
-            looking = reader.without_cards()
-            looking.second_look = SECOND_LOOK_BAND
-            fns[b + "_second_look"] = looking.read
+            fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
         if ultra is not None:
             fns["ultralytics_predict"] = ultra
         row.update(timed(fns, frames, args.runs, args.warmup))

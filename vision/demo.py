@@ -172,6 +172,26 @@ def game_of(specs: Sequence[DieSpec] | Sequence[str]) -> str:
     return games.pop() if len(games) == 1 else "custom"
 
 
+def demo_scene_config(
+    specs: Sequence[DieSpec], size: tuple[int, int], tables: Sequence[str] = DEMO_TABLES,
+    die_px: tuple[float, float] | None = None,
+) -> SceneConfig:
+    """How the demo renders a reveal of these dice: a clear table (no props, no hands),
+    the camera at most 25 degrees from straight down, dice 30-44 px across at 640 px wide
+    (24-34 px for more than 12 dice) unless ``die_px`` says otherwise."""
+    w, h = size
+    return SceneConfig(
+        width=w,
+        height=h,
+        dice=tuple(specs),
+        distractors=False,
+        occluders=False,
+        table_families=tuple(tables),
+        tilt_deg=(0.0, 25.0),
+        die_px=die_px if die_px is not None else (30.0, 44.0) if len(specs) <= 12 else (24.0, 34.0),
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class DemoClip:
     """One prepared reveal: empty table, rolling frames, the still and what is on it."""
@@ -621,17 +641,7 @@ class DemoSource:
             scene = self._card_renderer(rng, card_config)
             clip = make_clip(rng, game, cards, scene, self.rolling, card_pieces(scene))
         else:
-            config = SceneConfig(
-                width=w,
-                height=h,
-                dice=specs,  # type: ignore[arg-type]
-                distractors=False,
-                occluders=False,
-                table_families=DEMO_TABLES,
-                tilt_deg=(0.0, 25.0),
-                die_px=(30.0, 44.0) if len(specs) <= 12 else (24.0, 34.0),
-            )
-            scene = self._renderer(rng, config)
+            scene = self._renderer(rng, demo_scene_config(specs, self.size))  # type: ignore[arg-type]
             clip = make_clip(rng, game, specs, scene, self.rolling)
         log.debug("demo clip %s (%d objects) in %.0f ms", game, len(clip.objects), (time.perf_counter() - t0) * 1000)
         return clip

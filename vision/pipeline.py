@@ -41,7 +41,8 @@ import numpy as np
 from vision.camera import Camera, CameraStatus, Frame, Opener
 from vision.detections import Reading
 from vision.overlay import DEFAULT_STYLE, OverlayStyle, draw_overlay, draw_placard, encode_jpeg, find_cjk_font
-from vision.settle import SettleConfig, SettledReading, Settler, SettleState
+from vision.settle import SettleConfig, SettledReading, Settler, SettleState, fold_closer
+from vision.stages import CLOSER_LOOK
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +155,48 @@ def _dice_only(reader: Reader) -> Reader:
     return reader.without_cards() if getattr(reader, "cards", None) is not None else reader  # type: ignore[attr-defined]
 
 
+FOREIGN_BELOW = 0.2
+"""On a table waiting for one game, a die whose up face scores under this on every face
+of that game's dice is not one of them (a stray die, a speck the detector doubts)."""
+
+
+def own_dice(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) -> Reading:
+    """``reading`` without the dice that are none of the game's dice (face score under
+    ``below`` with the game's ``vocabulary``; without one, nothing is dropped).
+
+    Such a die cannot count in the reveal: leaving it in only flips the count from frame
+    to frame, so the scene never settles, and a stray die would make every reveal a
+    re-read. Dropping a real die by mistake makes the count short, which asks for a
+    re-read too, never a verdict.
+
+    >>> from vision.detections import Detection
+    >>> speck = Detection("die", "プ", "white", (0, 0, 9, 9), 0.03, uncertain=True)
+    >>> die = Detection("die", "ブ", "blue", (20, 0, 29, 9), 0.62, uncertain=True)
+    >>> own_dice(Reading((speck, die)), vocabulary="nine-dice").faces()
+    ('ブ',)
+    """
+    if vocabulary is None or not any(o.kind == "die" and o.score < below for o in reading.objects):
+        return reading
+    return replace(reading, objects=tuple(o for o in reading.objects if o.kind != "die" or o.score >= below))
+
+
+def closer_reader(dice_reader: Reader) -> Reader | None:
+    """The dice reader that takes the closer look (:data:`~vision.stages.CLOSER_LOOK`), or
+    None for a reader that cannot (a test double)."""
+    with_look = getattr(dice_reader, "with_look", None)
+    return None if with_look is None else with_look(CLOSER_LOOK)
+
+
+def look_closer(reader: Reader | None, settled: SettledReading, config: SettleConfig) -> SettledReading:
+    """``settled`` after a closer look at its frame: the dice are read again from
+    ``settled.image`` with more crops, and each die re-decided by
+    :func:`~vision.settle.fold_closer`. Once per reveal, so the extra crops cost nothing
+    per frame. Without a reader, an image or dice, ``settled`` is returned as it is."""
+    if reader is None or settled.image is None or not settled.reading.dice():
+        return settled
+    return fold_closer(settled, reader.read(settled.image).dice(), config)
+
+
 class LivePipeline:
     """Camera + detection thread + settler + annotated stream. Thread-safe; see the module doc."""
 
@@ -165,6 +208,7 @@ class LivePipeline:
         settle: SettleConfig | None = None,
         detect_fps: float = 15.0,
         stream_fps: float = 15.0,
+        closer_look: bool = True,
         jpeg_quality: int = 80,
         style: OverlayStyle = DEFAULT_STYLE,
         banner: bool = True,
@@ -187,6 +231,8 @@ class LivePipeline:
         self._vocabulary: Any = None
         self._full_reader: Reader = reader
         self._dice_reader = _dice_only(reader)
+        self.closer_look = closer_look
+        self._closer_reader = closer_reader(self._dice_reader) if closer_look else None
         self._reader_lock = threading.Lock()
         self._cond = threading.Condition()  # guards everything below
         self._listeners: list[Listener] = []
@@ -347,9 +393,10 @@ class LivePipeline:
         restrict = getattr(self.reader, "with_vocabulary", None)
         full = self.reader if restrict is None else restrict(vocabulary)  # VocabularyError before anything changes
         dice = _dice_only(full)
+        closer = closer_reader(dice) if self.closer_look else None
         with self._reader_lock, self._cond:
             self._vocabulary = vocabulary
-            self._full_reader, self._dice_reader = full, dice
+            self._full_reader, self._dice_reader, self._closer_reader = full, dice, closer
 
     @property
     def vocabulary(self) -> Any:
@@ -538,6 +585,7 @@ class LivePipeline:
                 reading = reader.read(frame.image)
             if any(o.kind not in kinds for o in reading.objects):
                 reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind in kinds))
+            reading = own_dice(reading, self._vocabulary)
         except Exception as err:
             with self._cond:
                 first = self._reader_error is None
@@ -546,16 +594,20 @@ class LivePipeline:
             if first:
                 log.exception("reader failed on frame %d", frame.index)
             return
-        ms = (time.perf_counter() - t0) * 1000
+        ms = (time.perf_counter() - t0) * 1000  # the frame's reading; a closer look is once per reveal
         with self._cond:
             self._reader_error = None
             settled = self._settler.update(reading, index=frame.index, t=frame.t, image=frame.image, at=frame.wall)
+            state, progress = self._settler.state, self._settler.progress
+        if settled is not None:
+            settled = self._look_closer(settled)
+        with self._cond:
             self._latest = LiveReading(
                 reading=reading,
                 frame_index=frame.index,
                 t=frame.t,
-                state=self._settler.state,
-                progress=self._settler.progress,
+                state=state,
+                progress=progress,
                 image=frame.image,
             )
             self._reader_ms.append(ms)
@@ -569,3 +621,12 @@ class LivePipeline:
             self._cond.notify_all()
         if settled is not None:
             self._emit(PipelineEvent(EventKind.SETTLED, self.camera.status(), settled))
+
+    def _look_closer(self, settled: SettledReading) -> SettledReading:
+        """The closer look at a settled reveal (see :func:`look_closer`); the vote alone if it fails."""
+        try:
+            with self._reader_lock:
+                return look_closer(self._closer_reader, settled, self._settler.config)
+        except Exception:
+            log.exception("closer look failed on settled reveal %d; the vote stands", settled.seq)
+            return settled

@@ -20,7 +20,7 @@ from vision.detections import DIE_FACES, Reading
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.reader import DiceReader, load_reader
-from vision.stages import SECOND_LOOK_BAND
+from vision.stages import SECOND_LOOK
 from vision.vocabulary import VocabularyError, game_vocabulary
 
 
@@ -52,7 +52,7 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
 def with_dice_options(reader: DiceReader, args: argparse.Namespace, command: str) -> DiceReader | None:
     """``reader`` as ``--second-look`` and ``--game`` ask; None (the reason printed) for an unknown game."""
     if args.second_look:
-        reader.second_look = SECOND_LOOK_BAND
+        reader.second_look = SECOND_LOOK
     if args.game is None:
         return reader
     try:

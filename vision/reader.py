@@ -39,6 +39,7 @@ from vision.stages import (
     classify_crops,
     detect_boxes,
     prepare_detector,
+    Look,
     second_look,
 )
 from vision.vocabulary import Vocabulary
@@ -84,7 +85,7 @@ class DiceReader:
         threads: int | None = None,
         cards: CardReader | None = None,
         vocabulary: Vocabulary | None = None,
-        second_look: tuple[float, float] | None = None,
+        second_look: Look | None = None,
     ) -> None:
         self.manifest = manifest
         self.second_look = second_look
@@ -114,26 +115,32 @@ class DiceReader:
             "faces": list(cls.faces),
             "colours": list(cls.colours),
             "threshold": self.threshold,
-            "second_look_band": None if self.second_look is None else list(self.second_look),
+            "second_look_band": None if self.second_look is None else list(self.second_look.band),
+            "second_look_views": 0 if self.second_look is None else len(self.second_look.views),
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
             "trained": self.manifest.training.get("created"),
             "cards": None if self.cards is None else self.cards.info,
             "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
         }
 
-    def _view(self, cards: CardReader | None, vocabulary: Vocabulary | None) -> DiceReader:
+    def _view(self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None) -> DiceReader:
         return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
-                          cards, vocabulary, self.second_look)
+                          cards, vocabulary, look)
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
-        return self._view(None, self.vocabulary)
+        return self._view(None, self.vocabulary, self.second_look)
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> DiceReader:
         """The same models reading dice as a table of one game sees them: only the faces and
         colours of ``vocabulary`` (None: every face and colour the model knows). Raises
         :class:`~vision.vocabulary.VocabularyError` if the model lacks one of its names."""
-        return self._view(self.cards, vocabulary)
+        return self._view(self.cards, vocabulary, self.second_look)
+
+    def with_look(self, look: Look | None) -> DiceReader:
+        """The same models, reading the dice that ``look`` picks again from its extra crops
+        (e.g. :data:`~vision.stages.SECOND_LOOK`; None: one crop per die)."""
+        return self._view(self.cards, self.vocabulary, look)
 
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
@@ -141,10 +148,10 @@ class DiceReader:
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one
-        more for the borderline dice, whose readings are averaged over three crops
-        (``second_look`` is the band of scores that counts as borderline, e.g.
-        :data:`~vision.stages.SECOND_LOOK_BAND`; None, the default: never). It costs a
-        second classifier call, 2.5-3.7 ms a frame here, so live frames go without it."""
+        more for the borderline dice, whose readings are averaged over more crops
+        (``second_look``: which dice and crops, e.g. :data:`~vision.stages.SECOND_LOOK`;
+        None, the default: never). :data:`~vision.stages.SECOND_LOOK` costs a second
+        classifier call, 2.5-3.7 ms a frame here, so live frames go without it."""
         face_p, colour_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)
         if self.second_look is None:
             return face_p, colour_p

@@ -37,7 +37,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -91,9 +91,15 @@ class ObjectVote:
     colour_share: float
     confidence: float
     counts: tuple[tuple[str, int], ...]
+    closer: tuple[str, float] | None = None  # (face, score) from the closer look, when it had one
+
+    def share_of(self, face: str) -> float:
+        """The fraction of the run's reads that gave ``face``."""
+        total = sum(n for _, n in self.counts)
+        return round(sum(n for f, n in self.counts if f == face) / total, 4) if total else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "face": self.face,
             "face_share": self.face_share,
             "colour": self.colour,
@@ -101,6 +107,9 @@ class ObjectVote:
             "confidence": self.confidence,
             "counts": [list(c) for c in self.counts],
         }
+        if self.closer is not None:
+            out["closer"] = {"face": self.closer[0], "score": self.closer[1]}
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -238,6 +247,58 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
         counts=tuple((str(f), n) for f, n in face_counts),
     )
     return det, vote
+
+
+def fold_closer(settled: SettledReading, closer: Sequence[Detection], config: SettleConfig) -> SettledReading:
+    """``settled`` with each die re-decided by a closer look at its frame (``closer``: the
+    dice read again from ``settled.image`` with more crops, in any order).
+
+    A sure vote that the closer look confirms stands as it was. Otherwise the die takes
+    the closer look's face, and its confidence is that reading's score times the share of
+    the run's frames that read the same face, so the frames must agree with the closer
+    look: a die read 0.75 on every frame and 0.88 up close becomes sure, and one the
+    frames read as 5 but the closer look as 6 becomes uncertain (a re-read), never a
+    silent change. Colours stay as voted. Dice the closer look did not find again (box
+    overlap under 0.5) and cards keep their vote.
+
+    >>> from vision.detections import Detection, Reading
+    >>> die = Detection("die", "5", "white", (10, 10, 50, 50), 0.72, uncertain=True)
+    >>> vote = ObjectVote("5", 1.0, "white", 1.0, 0.72, (("5", 5),))
+    >>> s = SettledReading(Reading((die,)), (vote,), frame_index=9, t=0.6, frames=5, seq=1)
+    >>> up_close = Detection("die", "5", "white", (11, 10, 50, 51), 0.88)
+    >>> folded = fold_closer(s, [up_close], SettleConfig())
+    >>> folded.reading.objects[0].score, folded.uncertain, folded.votes[0].closer
+    (0.88, False, ('5', 0.88))
+    """
+    pool = [c for c in closer if c.kind == "die"]
+    objects, votes = list(settled.reading.objects), list(settled.votes)
+    pairs = sorted(
+        ((iou(o.box, c.box), i, j) for i, o in enumerate(objects) if o.kind == "die" for j, c in enumerate(pool)),
+        reverse=True,
+    )
+    used_o: set[int] = set()
+    used_c: set[int] = set()
+    for overlap, i, j in pairs:
+        if overlap < 0.5:
+            break
+        if i in used_o or j in used_c:
+            continue
+        used_o.add(i)
+        used_c.add(j)
+        c, vote, o = pool[j], votes[i], objects[i]
+        if not o.uncertain and c.face == o.face:
+            votes[i] = replace(vote, closer=(c.face, round(c.score, 4)))  # a sure vote, confirmed
+            continue
+        share = vote.share_of(c.face)
+        confidence = round(share * c.score, 4)
+        objects[i] = replace(
+            o,
+            face=c.face,
+            score=confidence,
+            uncertain=c.uncertain or share < config.min_share or confidence < config.uncertain_below,
+        )
+        votes[i] = replace(vote, face=c.face, face_share=share, confidence=confidence, closer=(c.face, round(c.score, 4)))
+    return replace(settled, reading=replace(settled.reading, objects=tuple(objects)), votes=tuple(votes))
 
 
 class Settler:

@@ -6,6 +6,7 @@ the full-resolution frame (see :mod:`vision.crops`). No torch.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -57,35 +58,84 @@ def classify_crops(model: Model, spec: ClassifierSpec, image: np.ndarray, boxes:
     return face_p, colour_p
 
 
-SECOND_LOOK_BAND = (0.5, 0.9)
-"""Dice whose face reads with a probability in [low, high) are looked at again
-(:func:`second_look`): below it a die stays uncertain anyway, above it a second look
-hardly ever changes the reading."""
+View = tuple[float, float, float]
+"""An extra crop: (expand change, x shift, y shift), each a fraction of the box side."""
 
-SECOND_LOOK_EXPAND = (-0.1, 0.1)
-"""The extra crops: tighter and looser than the first by this much of the box side."""
+
+@dataclass(frozen=True)
+class Look:
+    """Which dice are read again, and from which extra crops.
+
+    A die whose face reads with a probability in ``band`` (low inclusive, high exclusive)
+    is cut again once per view, and its reading becomes the mean over the first crop and
+    these. Below the band a die stays uncertain anyway; above it, another look hardly
+    ever changes the reading.
+
+    >>> SECOND_LOOK.band, len(SECOND_LOOK.views), len(CLOSER_LOOK.views)
+    ((0.5, 0.9), 2, 6)
+    """
+
+    band: tuple[float, float]
+    views: tuple[View, ...]
+
+    def __post_init__(self) -> None:
+        low, high = self.band
+        if not 0.0 <= low <= high <= 1.0 + 1e-9:
+            raise ValueError(f"a look's band must lie in [0, 1], low <= high; got {self.band}")
+        if not self.views:
+            raise ValueError("a look needs at least one extra view")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"band": list(self.band), "views": [list(v) for v in self.views]}
+
+
+SECOND_LOOK = Look(band=(0.5, 0.9), views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0)))
+"""The per-frame look (``--second-look``): a tighter and a looser crop of the borderline
+dice. Cheap enough for a still photo; live frames go without it."""
+
+CLOSER_LOOK = Look(
+    band=(0.0, 0.9),
+    views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0), (0.0, 0.06, 0.0), (0.0, -0.06, 0.0), (0.0, 0.0, 0.06), (0.0, 0.0, -0.06)),
+)
+"""The look a settled live reveal gets once (see :meth:`vision.reader.DiceReader.look_closer`):
+two scales and four shifts of every die not read at 0.9 or more. It costs a few ms once
+per reveal, not per frame."""
+
+
+def view_boxes(boxes: np.ndarray, view: View) -> tuple[np.ndarray, float]:
+    """``boxes`` shifted as ``view`` asks, and the change to the crop's expand factor."""
+    expand, dx, dy = view
+    b = np.array(boxes, np.float32).reshape(-1, 4)
+    if dx or dy:
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        b[:, [0, 2]] += (dx * w)[:, None]
+        b[:, [1, 3]] += (dy * h)[:, None]
+    return b, expand
 
 
 def second_look(
     model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray,
-    face_p: np.ndarray, colour_p: np.ndarray, band: tuple[float, float] = SECOND_LOOK_BAND,
+    face_p: np.ndarray, colour_p: np.ndarray, look: Look = SECOND_LOOK,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``face_p`` and ``colour_p`` with every die read inside ``band`` replaced by the mean
-    over its crop and two more, one tighter and one looser (one batched call).
+    """``face_p`` and ``colour_p`` with every die read inside ``look.band`` replaced by the
+    mean over its crop and the look's extra views (one batched call).
 
     A borderline reading often hinges on where the crop edge falls. On the validation
     renders the mean of three crops made a third fewer wrong readings sure (see the model
-    card), for two more crops per borderline die.
+    card).
     """
-    low, high = band
+    low, high = look.band
     best = face_p.max(axis=1) if len(face_p) else np.zeros((0,), np.float32)
     redo = np.flatnonzero((best >= low) & (best < high))
     if len(redo) == 0:
         return face_p, colour_p
     b = np.asarray(boxes, np.float32)[redo]
-    batch = np.concatenate([crop_batch(image, b, spec.size, spec.expand + d) for d in SECOND_LOOK_EXPAND])
-    outputs = model.run(batch)
-    views = len(SECOND_LOOK_EXPAND)
+    crops = []
+    for view in look.views:
+        shifted, expand = view_boxes(b, view)
+        crops.append(crop_batch(image, shifted, spec.size, spec.expand + expand))
+    outputs = model.run(np.concatenate(crops))
+    views = len(look.views)
     face_p, colour_p = face_p.copy(), colour_p.copy()
     face_p[redo] = (face_p[redo] + outputs[0].reshape(views, len(redo), -1).sum(axis=0)) / (views + 1)
     if len(outputs) > 1 and colour_p.shape[1]:

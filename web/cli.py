@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("vision.synth.cli", "render a synthetic labelled dataset of table scenes"),
     "train": ("vision.train", "train the detector and face classifier, export ONNX"),
     "eval": ("vision.evaluate", "score the reader on a labelled dataset"),
+    "eval-live": ("vision.live_eval", "score settled live reveals on rendered clips (frames' vote and closer look)"),
     "bench": ("vision.bench", "benchmark the runtime reader"),
 }
 

@@ -322,3 +322,37 @@ def test_benchmark_demo_pipeline_fps(benchmark) -> None:  # type: ignore[no-unty
         assert stats.capture_fps >= 14
     finally:
         pipe.stop()
+
+
+def test_a_settled_reveal_gets_a_closer_look(tmp_path: Path) -> None:
+    from tests.vision import tiny_reader as tiny
+
+    cv2.imwrite(str(tmp_path / "scene.png"), tiny.scene())
+    looks = {}
+    for closer in (True, False):
+        reader = tiny.fake_reader()
+        pipe = LivePipeline(str(tmp_path), reader, settle=FAST, detect_fps=30, source_options={"fps": 30},
+                            closer_look=closer)
+        with pipe:
+            settled = pipe.wait_settled(timeout=20)
+        assert settled is not None and settled.reading.faces() == ("プ", "2", "2", "wheel")
+        looks[closer] = (settled, list(reader.classifier.calls))
+    looked, calls = looks[True]
+    assert all(v.closer is not None for v in looked.votes)
+    assert looked.votes[0].closer[0] == "プ" and not looked.reading.objects[0].uncertain
+    assert looked.reading.objects[1].uncertain  # the grey tie (left to right: second) stays a tie up close
+    assert (6, 3, 48, 48) in calls  # the six extra crops of the one unsure face
+    plain, plain_calls = looks[False]
+    assert all(v.closer is None for v in plain.votes) and (6, 3, 48, 48) not in plain_calls
+
+
+def test_dice_that_are_none_of_the_games_dice_are_left_out() -> None:
+    from vision.pipeline import FOREIGN_BELOW, own_dice
+
+    speck = Detection("die", "2", "white", (0, 0, 9, 9), FOREIGN_BELOW / 2, uncertain=True)
+    die = Detection("die", "ブ", "blue", (20, 0, 29, 9), 0.62, uncertain=True)
+    card = Detection("card", "QS", None, (40, 0, 60, 30), 0.05, uncertain=True)
+    reading = Reading((speck, die, card))
+    assert own_dice(reading, "nine-dice").objects == (die, card)
+    assert own_dice(reading, None) is reading  # no game: every die stays
+    assert own_dice(Reading((die,)), "nine-dice").objects == (die,)

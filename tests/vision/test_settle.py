@@ -182,3 +182,42 @@ def test_detection_order_does_not_matter(seed: int, n: int) -> None:
     assert settled is not None
     assert sorted(zip((d.box for d in settled.reading.objects), settled.reading.faces())) == sorted((d.box, d.face) for d in dice)
     assert all(v.face_share == 1.0 for v in settled.votes)
+
+
+def settled_of(*dice_votes: tuple[Detection, tuple[tuple[str, int], ...]]) -> settle_mod.SettledReading:
+    objects = tuple(d for d, _ in dice_votes)
+    votes = tuple(
+        settle_mod.ObjectVote(d.face, c[0][1] / sum(n for _, n in c), d.colour, 1.0, d.score, c) for d, c in dice_votes
+    )
+    return settle_mod.SettledReading(frame(*objects), votes, frame_index=9, t=1.0, frames=5, seq=1)
+
+
+def test_a_closer_look_confirms_a_sure_die_and_lifts_an_agreeing_unsure_one() -> None:
+    sure, unsure = die(0, 0, "5", score=0.95), die(100, 0, "ブ", score=0.7, uncertain=True)
+    s = settled_of((sure, (("5", 5),)), (unsure, (("ブ", 4), ("プ", 1))))
+    closer = [die(101, 1, "ブ", score=0.9), die(1, 0, "5", score=0.85)]  # any order
+    folded = settle_mod.fold_closer(s, closer, CFG)
+    first, second = folded.reading.objects
+    assert (first.face, first.score, first.uncertain) == ("5", 0.95, False)  # a sure vote confirmed stands
+    assert (second.face, second.score, second.uncertain) == ("ブ", 0.72, False)  # 0.9 x 4 of 5 frames
+    assert folded.votes[0].closer == ("5", 0.85) and folded.votes[1].closer == ("ブ", 0.9)
+    assert folded.votes[1].to_json()["closer"] == {"face": "ブ", "score": 0.9}
+    assert "closer" not in s.votes[1].to_json() and s.reading.objects[1].uncertain  # the input is unchanged
+    assert not folded.uncertain
+
+
+def test_a_closer_look_that_disagrees_with_the_frames_asks_for_a_re_read() -> None:
+    s = settled_of((die(0, 0, "5", score=0.95), (("5", 5),)), (die(100, 0, "プ", score=0.7, uncertain=True), (("プ", 5),)))
+    folded = settle_mod.fold_closer(s, [die(0, 0, "6", score=0.99), die(100, 0, "ブ", score=0.95)], CFG)
+    assert [(o.face, o.score, o.uncertain) for o in folded.reading.objects] == [("6", 0.0, True), ("ブ", 0.0, True)]
+    assert folded.votes[0].face_share == 0.0 and folded.uncertain
+
+
+def test_dice_the_closer_look_did_not_find_and_cards_keep_their_vote() -> None:
+    card = Detection("card", "QS", None, (300, 0, 360, 90), 0.97)
+    s = settled_of((die(0, 0, "5", score=0.6, uncertain=True), (("5", 5),)), (card, (("QS", 5),)))
+    far = die(200, 200, "5", score=0.99)
+    queen_as_die = Detection("die", "5", "white", card.box, 0.99)
+    folded = settle_mod.fold_closer(s, [far, queen_as_die], CFG)
+    assert folded.reading.objects == s.reading.objects and folded.votes == s.votes
+    assert settle_mod.fold_closer(s, [], CFG).reading.objects == s.reading.objects

@@ -1,0 +1,259 @@
+"""``tableref eval-live``: how often a settled live reveal is read right, on rendered clips.
+
+Per-image scores (``tableref eval``) say how often one die is read right; a table cares
+about the whole reveal, read over the frames a webcam sends while dice land and lie
+still. This plays rendered reveals through exactly what ``tableref serve`` runs: each
+clip (:func:`vision.demo.make_clip`: the empty table, dice rolling in, then the still
+scene with fresh sensor noise on every frame) is read frame by frame with the game's
+vocabulary, the :class:`~vision.settle.Settler` decides the reveal, and the closer look
+(:func:`vision.pipeline.look_closer`) re-decides it. Each settled reveal then counts as:
+
+- ``right``: every die in play found, read right and sure - the referee can rule;
+- ``re-read``: the count is right and nothing sure is wrong, but some die is uncertain;
+- ``count``: the reader settled on another number of dice than are in play (the
+  referee asks for a re-read, whatever the faces);
+- ``wrong``: the count is right and a die is read wrongly while sure (on Nine Dice a
+  wrong colour counts: words depend on it) - the failure that matters most;
+- ``unsettled``: the still scene never settled.
+
+Scenes are the demo's (:func:`vision.demo.demo_scene_config`); ``--tables heldout`` puts
+them on table families never trained on and ``--die-px`` sets the dice size. Both the
+frames' vote alone and the vote after the closer look are scored, on the same frames.
+
+    tableref eval-live --n 60 --seed 1000
+    tableref eval-live --n 60 --seed 2000 --tables heldout --die-px 22 34 --out runs/live
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
+from vision.demo import DEMO_TABLES, GAMES, REVEALS, demo_scene_config, make_clip
+from vision.detections import Detection
+from vision.manifest import ManifestError
+from vision.pipeline import closer_reader, look_closer, own_dice
+from vision.reader import DiceReader, load_reader
+from vision.scoring import greedy_match
+from vision.settle import SettleConfig, SettledReading, Settler
+from vision.synth.scene import render_scene
+from vision.synth.tables import HELDOUT_FAMILIES
+from vision.vocabulary import game_vocabulary
+
+OUTCOMES = ("right", "re-read", "count", "wrong", "unsettled")
+TABLES = {"demo": DEMO_TABLES, "heldout": HELDOUT_FAMILIES}
+
+
+@dataclass(frozen=True)
+class ClipSpec:
+    """How the clips are made: frame rate, frames of each phase, sensor noise."""
+
+    fps: float = 15.0
+    size: tuple[int, int] = (640, 480)
+    empty: int = 6
+    rolling: int = 8
+    hold: int = 24
+    noise_sigma: float = 2.5
+
+
+@dataclass(frozen=True)
+class DiceScore:
+    """One settled reveal against the truth."""
+
+    outcome: str
+    dice: int  # in play
+    found: int  # matched to a die in play
+    right: int  # matched, face (and colour where it counts) right
+    uncertain: int  # flagged uncertain
+    sure_wrong: int  # sure and wrong, or sure and no die in play at all
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], colour_counts: bool) -> DiceScore:
+    """How a settled reveal compares with the dice in play (see the module doc).
+
+    >>> from vision.detections import Reading
+    >>> die = Detection("die", "5", "white", (0, 0, 10, 10), 0.9)
+    >>> s = SettledReading(Reading((die,)), (), frame_index=0, t=0.0, frames=5, seq=1)
+    >>> score_reveal(s, [die], colour_counts=True).outcome
+    'right'
+    >>> score_reveal(s, [Detection("die", "6", "white", (0, 0, 10, 10), 1.0)], colour_counts=True).outcome
+    'wrong'
+    """
+    if settled is None:
+        return DiceScore("unsettled", len(truth), 0, 0, 0, 0)
+    dice = settled.reading.dice()
+    pairs = greedy_match(
+        np.array([t.box for t in truth], np.float32).reshape(-1, 4), np.array([d.box for d in dice], np.float32).reshape(-1, 4)
+    )
+    right = uncertain = sure_wrong = 0
+    for ti, di in pairs:
+        t, d = truth[ti], dice[di]
+        ok = d.face == t.face and (not colour_counts or d.colour == t.colour)
+        right += ok
+        uncertain += d.uncertain
+        sure_wrong += (not ok) and not d.uncertain
+    matched = {di for _, di in pairs}
+    strays = [d for k, d in enumerate(dice) if k not in matched]
+    sure_wrong += sum(not d.uncertain for d in strays)  # a sure reading of no die in play is wrong too
+    uncertain += sum(d.uncertain for d in strays)
+    if len(dice) != len(truth):
+        outcome = "count"
+    elif sure_wrong:
+        outcome = "wrong"
+    elif uncertain or len(pairs) < len(truth):
+        outcome = "re-read"
+    else:
+        outcome = "right"
+    return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
+
+
+@dataclass(frozen=True, eq=False)
+class ClipResult:
+    game: str
+    seed: int
+    vote: DiceScore
+    closer: DiceScore
+    frames_to_settle: int | None
+    closer_ms: float
+
+
+def clip_frames(rng: np.random.Generator, clip: Any, spec: ClipSpec) -> Iterator[np.ndarray]:
+    """The frames a webcam would send: empty table, dice rolling in, the still scene held
+    (every frame with fresh noise)."""
+    frames = [clip.empty] * spec.empty + list(clip.rolling) + [clip.still] * spec.hold
+    for frame in frames:
+        noise = rng.normal(0.0, spec.noise_sigma, frame.shape)
+        yield np.clip(frame.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+
+
+def play_clip(
+    reader: DiceReader, game: str, seed: int, spec: ClipSpec, tables: Sequence[str],
+    die_px: tuple[float, float] | None, settle: SettleConfig,
+) -> ClipResult:
+    """Render one reveal of ``game`` from ``seed`` and read it as the live table does."""
+    rng = np.random.default_rng(seed)
+    specs = REVEALS[game](rng)
+    scene = render_scene(rng, demo_scene_config(specs, spec.size, tables, die_px))  # type: ignore[arg-type]
+    clip = make_clip(rng, game, specs, scene, spec.rolling)
+    vocabulary = game_vocabulary(game)
+    live = reader.without_cards().with_vocabulary(vocabulary)
+    closer = closer_reader(live)
+    settler = Settler(settle)
+    settled = None
+    settled_at = None
+    for k, frame in enumerate(clip_frames(rng, clip, spec)):
+        got = settler.update(own_dice(live.read(frame), vocabulary), index=k, t=k / spec.fps, image=frame)
+        if got is not None and k >= spec.empty + spec.rolling:
+            settled, settled_at = got, k - spec.empty - spec.rolling + 1
+            break
+    colour_counts = game == "nine-dice"
+    t0 = time.perf_counter()
+    looked = None if settled is None else look_closer(closer, settled, settle)
+    ms = (time.perf_counter() - t0) * 1000
+    return ClipResult(
+        game, seed, score_reveal(settled, clip.objects, colour_counts), score_reveal(looked, clip.objects, colour_counts),
+        settled_at, ms,
+    )
+
+
+def summarise(results: Sequence[ClipResult], which: str) -> dict[str, Any]:
+    """Outcome counts and per-die totals of ``which`` ("vote" or "closer") over ``results``."""
+    scores = [getattr(r, which) for r in results]
+    outcomes = Counter(s.outcome for s in scores)
+    dice = sum(s.dice for s in scores)
+    found = sum(s.found for s in scores)
+    return {
+        "reveals": len(scores),
+        **{k: outcomes.get(k, 0) for k in OUTCOMES},
+        "dice": dice,
+        "found": found,
+        "dice_right": sum(s.right for s in scores),
+        "uncertain": sum(s.uncertain for s in scores),
+        "sure_wrong": sum(s.sure_wrong for s in scores),
+        "right_pct": round(100 * sum(s.right for s in scores) / found, 2) if found else None,
+    }
+
+
+def report(results: Sequence[ClipResult]) -> str:
+    games = sorted({r.game for r in results}, key=lambda g: (GAMES + ("doubt",)).index(g) if g in GAMES else 9)
+    head = f"{'':24s}{'reveals':>8s}" + "".join(f"{k:>10s}" for k in OUTCOMES) + f"{'dice':>7s}{'unsure':>8s}{'wrong':>7s}"
+    lines = [head]
+    for group in [*games, "all"]:
+        rs = [r for r in results if group in ("all", r.game)]
+        for which, label in (("vote", "frames' vote"), ("closer", "+ closer look")):
+            s = summarise(rs, which)
+            lines.append(
+                f"{group + ' ' + label:24s}{s['reveals']:8d}" + "".join(f"{s[k]:10d}" for k in OUTCOMES)
+                + f"{s['dice']:7d}{s['uncertain']:8d}{s['sure_wrong']:7d}"
+            )
+    ms = sorted(r.closer_ms for r in results if r.vote.outcome != "unsettled")
+    if ms:
+        lines.append(f"closer look: median {ms[len(ms) // 2]:.1f} ms, max {ms[-1]:.1f} ms per settled reveal")
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--n", type=int, default=60, help="reveals to play (default 60, cycling over the games)")
+    parser.add_argument("--seed", type=int, default=1000, help="seed of the first reveal; reveal k uses seed + k")
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES, metavar="GAME",
+                        help=f"games to cycle over (default: {' '.join(GAMES)})")
+    parser.add_argument("--tables", choices=sorted(TABLES), default="demo",
+                        help="table families: the demo's, or ones never trained on (default demo)")
+    parser.add_argument("--die-px", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
+                        help="die size in px at 640 wide (default: the demo's, 30-44)")
+    parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
+    parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
+    parser.add_argument("--precision", choices=PRECISIONS, default="auto")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR", help="write live-metrics.json here")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        print("tableref eval-live: --n must be at least 1", file=sys.stderr)
+        return 2
+    if args.die_px is not None and not 8 <= args.die_px[0] <= args.die_px[1] <= 200:
+        print("tableref eval-live: --die-px MIN MAX must satisfy 8 <= MIN <= MAX <= 200", file=sys.stderr)
+        return 2
+    try:
+        reader = load_reader(args.models, backend=args.backend, precision=args.precision, cards=False)
+    except (ManifestError, BackendUnavailable) as exc:
+        print(f"tableref eval-live: {exc}", file=sys.stderr)
+        return 2
+    spec, settle = ClipSpec(), SettleConfig()
+    die_px = None if args.die_px is None else (float(args.die_px[0]), float(args.die_px[1]))
+    results = []
+    t0 = time.perf_counter()
+    for k in range(args.n):
+        game = args.games[k % len(args.games)]
+        results.append(play_clip(reader, game, args.seed + k, spec, TABLES[args.tables], die_px, settle))
+        print(f"\r{k + 1}/{args.n} reveals", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(report(results))
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        out = {
+            "config": {"n": args.n, "seed": args.seed, "games": args.games, "tables": args.tables,
+                       "die_px": args.die_px, "clip": spec.__dict__, "settle": settle.__dict__},
+            "reader": reader.info,
+            "seconds": round(time.perf_counter() - t0, 1),
+            "summary": {w: {g: summarise([r for r in results if g in ("all", r.game)], w) for g in [*args.games, "all"]}
+                        for w in ("vote", "closer")},
+            "reveals": [{"game": r.game, "seed": r.seed, "vote": r.vote.to_json(), "closer": r.closer.to_json(),
+                         "frames_to_settle": r.frames_to_settle, "closer_ms": round(r.closer_ms, 2)} for r in results],
+        }
+        (args.out / "live-metrics.json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
+        print(f"wrote {args.out / 'live-metrics.json'}")
+    return 0
