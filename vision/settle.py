@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Box, Detection, Reading
+from vision.scoring import greedy_match
 
 
 @dataclass(frozen=True)
@@ -272,19 +273,10 @@ def fold_closer(settled: SettledReading, closer: Sequence[Detection], config: Se
     """
     pool = [c for c in closer if c.kind == "die"]
     objects, votes = list(settled.reading.objects), list(settled.votes)
-    pairs = sorted(
-        ((iou(o.box, c.box), i, j) for i, o in enumerate(objects) if o.kind == "die" for j, c in enumerate(pool)),
-        reverse=True,
-    )
-    used_o: set[int] = set()
-    used_c: set[int] = set()
-    for overlap, i, j in pairs:
-        if overlap < 0.5:
-            break
-        if i in used_o or j in used_c:
-            continue
-        used_o.add(i)
-        used_c.add(j)
+    dice = [i for i, o in enumerate(objects) if o.kind == "die"]
+    boxes = np.array([objects[i].box for i in dice], np.float32).reshape(-1, 4)
+    for k, j in greedy_match(boxes, np.array([c.box for c in pool], np.float32).reshape(-1, 4), 0.5):
+        i = dice[k]
         c, vote, o = pool[j], votes[i], objects[i]
         if not o.uncertain and c.face == o.face:
             votes[i] = replace(vote, closer=(c.face, round(c.score, 4)))  # a sure vote, confirmed
