@@ -52,7 +52,7 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
 def with_dice_options(reader: DiceReader, args: argparse.Namespace, command: str) -> DiceReader | None:
     """``reader`` as ``--second-look`` and ``--game`` ask; None (the reason printed) for an unknown game."""
     if args.second_look:
-        reader.second_look = SECOND_LOOK
+        reader = reader.with_look(SECOND_LOOK)
     if args.game is None:
         return reader
     try:

@@ -146,13 +146,18 @@ def test_eval_cli_bad_dataset(tmp_path, capsys):
     assert "no dataset folder" in capsys.readouterr().err
 
 
-def test_eval_cli_with_ground_truth_boxes(tmp_path, capsys):
+def eval_tiny(tmp_path, *flags):
+    """``tableref eval`` of the tiny set with the tiny models and these flags: (models, data, metrics)."""
     pytest.importorskip("onnx")
     models = tiny.build_onnx(tmp_path / "models")
     data = write_tiny_set(tmp_path / "set")
     out = tmp_path / "eval"
-    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--gt-boxes"]) == 0
-    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), *flags]) == 0
+    return models, data, json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+
+
+def test_eval_cli_with_ground_truth_boxes(tmp_path, capsys):
+    _, _, metrics = eval_tiny(tmp_path, "--gt-boxes")
     assert metrics["gt_boxes"] is True
     assert metrics["detection"]["recall"] == 1.0 and metrics["detection"]["precision"] == 1.0
     assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)
@@ -160,12 +165,7 @@ def test_eval_cli_with_ground_truth_boxes(tmp_path, capsys):
 
 
 def test_eval_cli_reads_as_a_games_dice(tmp_path, capsys):
-    pytest.importorskip("onnx")
-    models = tiny.build_onnx(tmp_path / "models")
-    data = write_tiny_set(tmp_path / "set")
-    out = tmp_path / "eval"
-    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--gt-boxes", "--game", "pin456"]) == 0
-    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    models, data, metrics = eval_tiny(tmp_path, "--gt-boxes", "--game", "pin456")
     assert metrics["reader"]["vocabulary"]["name"] == "pin456"
     assert set(metrics["face"]["per_face"]) >= {"プ", "2", "wheel"}  # the labels, scored as read
     assert metrics["face"]["accuracy_matched"] == 0.0  # none of the tiny set's faces is a Pin-456 face
@@ -174,11 +174,6 @@ def test_eval_cli_reads_as_a_games_dice(tmp_path, capsys):
 
 
 def test_eval_cli_second_look_is_recorded(tmp_path, capsys):
-    pytest.importorskip("onnx")
-    models = tiny.build_onnx(tmp_path / "models")
-    data = write_tiny_set(tmp_path / "set")
-    out = tmp_path / "eval"
-    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--second-look"]) == 0
-    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    _, _, metrics = eval_tiny(tmp_path, "--second-look")
     assert metrics["reader"]["second_look_band"] == [0.5, 0.9]
     assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)  # the tie (1/3) is below the band
