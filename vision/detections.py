@@ -30,6 +30,10 @@ class Detection:
     box: Box
     score: float
     uncertain: bool = False
+    # The detector's own confidence that this box is a die at all (None: not known, e.g.
+    # cards or hand-made readings). Not part of the JSON contract; the settler uses it to
+    # tell a speck the detector doubts from a die.
+    box_score: float | None = field(default=None, compare=False, repr=False)
 
     @property
     def centre(self) -> tuple[float, float]:

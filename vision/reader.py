@@ -189,6 +189,7 @@ class DiceReader:
                     box=tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
                     score=min(1.0, max(0.0, score)),
                     uncertain=bool(score < self.threshold or doubtful[i]),
+                    box_score=None if box_scores is None else round(float(box_scores[i]), 4),
                 )
             )
         return tuple(out)

@@ -8,7 +8,10 @@ misreads a face. :class:`Settler` watches the stream of readings and emits a
    distance measured in box sizes, boxes overlapping at least ``min_iou``).
 2. The scene is *still* when every object has a partner that moved less than
    ``move_frac`` of its box size and the count did not change. Anything else is
-   motion, which restarts the run of still frames.
+   motion, which restarts the run of still frames. The one exception is an object the
+   detector itself doubts (``faint``, see :func:`is_faint`): it may vanish, or come back
+   where one was seen lately, without counting as motion; it is left out of the
+   settled reading.
 3. After ``stable_frames`` still frames (spanning at least ``min_still_s`` seconds)
    each object's face and colour are decided by majority vote over the run. Its
    confidence is the vote share times the mean score of the agreeing reads, so a
@@ -35,7 +38,7 @@ Pure logic: no threads, no clock, deterministic.
 from __future__ import annotations
 
 import enum
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -55,7 +58,10 @@ class SettleConfig:
     object must overlap at least this much. ``stable_frames`` / ``min_still_s``: length
     of the still run that settles. ``min_share``: a winning face with a smaller vote
     share is marked uncertain, as is one whose confidence is under ``uncertain_below``.
-    ``min_objects``: an empty table never settles.
+    ``min_objects``: an empty table never settles. ``faint_below``: a detector confidence
+    under which an object is *faint*, a speck the detector doubts (the committed die
+    detector's own sure threshold); faint objects may blink in and out where one was seen
+    in the last ``faint_memory`` frames without counting as motion.
     """
 
     stable_frames: int = 5
@@ -65,12 +71,16 @@ class SettleConfig:
     min_share: float = 0.6
     uncertain_below: float = 0.5
     min_objects: int = 1
+    faint_below: float = 0.5
+    faint_memory: int = 30
 
     def __post_init__(self) -> None:
         if self.stable_frames < 1:
             raise ValueError("stable_frames must be at least 1")
         if not 0 < self.move_frac:
             raise ValueError("move_frac must be positive")
+        if self.faint_memory < 0:
+            raise ValueError("faint_memory must be 0 or more frames")
 
 
 class SettleState(enum.Enum):
@@ -238,6 +248,7 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
         box=newest.box,
         score=confidence,
         uncertain=uncertain,
+        box_score=_mean_box_score(track),
     )
     vote = ObjectVote(
         face=str(face),
@@ -248,6 +259,11 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
         counts=tuple((str(f), n) for f, n in face_counts),
     )
     return det, vote
+
+
+def _mean_box_score(track: Sequence[Detection]) -> float | None:
+    known = [d.box_score for d in track if d.box_score is not None]
+    return round(sum(known) / len(known), 4) if known else None
 
 
 def fold_closer(settled: SettledReading, closer: Sequence[Detection], config: SettleConfig) -> SettledReading:
@@ -293,6 +309,28 @@ def fold_closer(settled: SettledReading, closer: Sequence[Detection], config: Se
     return replace(settled, reading=replace(settled.reading, objects=tuple(objects)), votes=tuple(votes))
 
 
+@dataclass
+class _Track:
+    """One object's reads over the current still run: (frame number in the run, read)."""
+
+    reads: list[tuple[int, Detection]]
+
+    @property
+    def last(self) -> Detection:
+        return self.reads[-1][1]
+
+
+def is_faint(obj: Detection, config: SettleConfig) -> bool:
+    """Whether the detector itself doubts ``obj`` is there at all (its box confidence is
+    under ``config.faint_below``); objects with no box confidence are never faint.
+
+    >>> speck = Detection("die", "3", "white", (0, 0, 9, 9), 0.4, uncertain=True, box_score=0.3)
+    >>> is_faint(speck, SettleConfig()), is_faint(replace(speck, box_score=None), SettleConfig())
+    (True, False)
+    """
+    return obj.box_score is not None and obj.box_score < config.faint_below
+
+
 class Settler:
     """Turns a stream of per-frame readings into settled reveals. Not thread-safe."""
 
@@ -301,9 +339,11 @@ class Settler:
         self.last: SettledReading | None = None
         self._seq = 0
         self.state = SettleState.EMPTY
-        self._tracks: list[list[Detection]] = []
+        self._tracks: list[_Track] = []
+        self._run_frames = 0  # frames in the current still run (0: no run yet)
         self._run_start_t = 0.0
-        self._prev: tuple[Detection, ...] | None = None
+        self._frame = 0  # frames seen, for the memory of faint spots
+        self._faint_spots: deque[tuple[int, Box]] = deque()
         self._emitted_run = False  # the current still run has been decided already
         self._emitted: tuple[Detection, ...] | None = None
 
@@ -314,7 +354,7 @@ class Settler:
             return 1.0
         if not self._tracks:
             return 0.0
-        return min(1.0, len(self._tracks[0]) / self.config.stable_frames)
+        return min(1.0, self._run_frames / self.config.stable_frames)
 
     def rearm(self) -> None:
         """Forget the last emission: the scene on the table is emitted again once still."""
@@ -327,8 +367,9 @@ class Settler:
         """Forget the frames seen so far and the last emission (``last`` and ``seq`` go on)."""
         self.state = SettleState.EMPTY
         self._tracks = []
+        self._run_frames = 0
         self._run_start_t = 0.0
-        self._prev = None
+        self._faint_spots.clear()
         self._emitted_run = False
         self._emitted = None
 
@@ -348,16 +389,17 @@ class Settler:
         """
         cfg = self.config
         objects = reading.objects
-        partner = None if self._prev is None else match_still(self._prev, objects, cfg)
-        if partner is None:
+        self._frame += 1
+        still = self._run_frames > 0 and self._follow(objects)
+        if still:
+            self._run_frames += 1
+        else:
             # Motion, a count change or the first frame: start a new still run here.
-            self._tracks = [[o] for o in objects]
+            self._tracks = [_Track([(0, o)]) for o in objects]
+            self._run_frames = 1
             self._run_start_t = t
             self._emitted_run = False
-        else:
-            # partner[i] is the index in the previous frame, which is also the track index.
-            self._tracks = [self._tracks[partner[i]] + [o] for i, o in enumerate(objects)]
-        self._prev = objects
+        self._remember_faint(objects)
 
         if len(objects) < cfg.min_objects:
             self.state = SettleState.EMPTY
@@ -365,15 +407,23 @@ class Settler:
         if self._emitted_run:
             self.state = SettleState.SETTLED
             return None
-        run = len(self._tracks[0]) if self._tracks else 0
-        if run < cfg.stable_frames or t - self._run_start_t < cfg.min_still_s:
-            self.state = SettleState.STEADY if partner is not None else SettleState.MOVING
+        if self._run_frames < cfg.stable_frames or t - self._run_start_t < cfg.min_still_s:
+            self.state = SettleState.STEADY if still else SettleState.MOVING
             return None
 
-        window = [track[-cfg.stable_frames :] for track in self._tracks]
+        first = self._run_frames - cfg.stable_frames
+        window = [[o for k, o in track.reads if k >= first] for track in self._tracks]
+        # An object counts when it was there in most of the window's frames and the detector
+        # was sure of it in most of them. A faint object is a speck of the table as often as
+        # a die the detector barely sees, and leaving a die out makes the count short, which
+        # asks for a re-read, never a verdict (see the model card for the measurement).
+        window = [
+            reads for reads in window
+            if 2 * len(reads) > cfg.stable_frames and 2 * sum(is_faint(o, cfg) for o in reads) <= len(reads)
+        ]
         self._emitted_run = True
         self.state = SettleState.SETTLED
-        decided = [vote_track(track, cfg) for track in window]
+        decided = [vote_track(reads, cfg) for reads in window]
         if self._same_as_emitted(decided):
             return None  # the scene we already emitted, back after a brief disturbance
         self._seq += 1
@@ -395,6 +445,54 @@ class Settler:
         self._emitted = tuple(d for d, _ in decided)
         self.last = settled
         return settled
+
+    def _follow(self, objects: Sequence[Detection]) -> bool:
+        """Extend the still run's tracks with this frame's ``objects``; False (tracks left
+        as they were) when the scene moved.
+
+        Every object must sit still on a track, as in :func:`match_still`, with one
+        exception each way for objects the detector doubts (:func:`is_faint`): a faint
+        object may vanish, and one may appear where a faint box was seen in the last
+        ``faint_memory`` frames. A patterned table makes such specks come and go, and
+        counting them as motion kept reveals from ever settling. A faint object anywhere
+        else, and any firm object appearing, vanishing or moving, is motion: a die rolling
+        in blurred is faint, but never twice in the same place.
+        """
+        cfg = self.config
+        pairs: list[tuple[float, int, int]] = []
+        for i, o in enumerate(objects):
+            for k, track in enumerate(self._tracks):
+                d = displacement(track.last.box, o.box)
+                if d <= cfg.move_frac and iou(track.last.box, o.box) >= cfg.min_iou:
+                    pairs.append((d, i, k))
+        pairs.sort()
+        partner: dict[int, int] = {}
+        taken: set[int] = set()
+        for _, i, k in pairs:
+            if i not in partner and k not in taken:
+                partner[i] = k
+                taken.add(k)
+        newcomers = [o for i, o in enumerate(objects) if i not in partner]
+        if any(not (is_faint(o, cfg) and self._seen_faint(o.box)) for o in newcomers):
+            return False
+        if any(not is_faint(track.last, cfg) for k, track in enumerate(self._tracks) if k not in taken):
+            return False
+        n = self._run_frames
+        for i, k in partner.items():
+            self._tracks[k].reads.append((n, objects[i]))
+        self._tracks.extend(_Track([(n, o)]) for o in newcomers)
+        return True
+
+    def _remember_faint(self, objects: Sequence[Detection]) -> None:
+        self._faint_spots.extend((self._frame, o.box) for o in objects if is_faint(o, self.config))
+        while self._faint_spots and self._faint_spots[0][0] <= self._frame - self.config.faint_memory:
+            self._faint_spots.popleft()
+
+    def _seen_faint(self, box: Box) -> bool:
+        cfg = self.config
+        return any(
+            displacement(seen, box) <= cfg.move_frac and iou(seen, box) >= cfg.min_iou for _, seen in self._faint_spots
+        )
 
     def _same_as_emitted(self, decided: Sequence[tuple[Detection, ObjectVote]]) -> bool:
         """Same objects, same places, same faces and colours as the last emission."""

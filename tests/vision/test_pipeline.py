@@ -335,7 +335,8 @@ def test_a_settled_reveal_gets_a_closer_look(tmp_path: Path) -> None:
                             closer_look=closer)
         with pipe:
             settled = pipe.wait_settled(timeout=20)
-        assert settled is not None and settled.reading.faces() == ("プ", "2", "2", "wheel")
+        # the red die the detector doubts (0.40) is left out of the settled reveal
+        assert settled is not None and settled.reading.faces() == ("プ", "2", "2")
         looks[closer] = (settled, list(reader.classifier.calls))
     looked, calls = looks[True]
     assert all(v.closer is not None for v in looked.votes)

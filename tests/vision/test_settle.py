@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -18,6 +19,11 @@ CFG = SettleConfig(stable_frames=5, min_still_s=0.0)
 
 def die(x: float, y: float, face: str, *, colour: str = "white", score: float = 0.9, size: float = 40.0, uncertain: bool = False) -> Detection:
     return Detection("die", face, colour, (x, y, x + size, y + size), score, uncertain)
+
+
+def speck(x: float, y: float, *, box_score: float = 0.3) -> Detection:
+    """A box the detector doubts (a pattern on the table, or a die it barely sees)."""
+    return Detection("die", "3", "white", (x, y, x + 30, y + 30), 0.4, True, box_score=box_score)
 
 
 def frame(*dets: Detection) -> Reading:
@@ -221,3 +227,77 @@ def test_dice_the_closer_look_did_not_find_and_cards_keep_their_vote() -> None:
     folded = settle_mod.fold_closer(s, [far, queen_as_die], CFG)
     assert folded.reading.objects == s.reading.objects and folded.votes == s.votes
     assert settle_mod.fold_closer(s, [], CFG).reading.objects == s.reading.objects
+
+
+def test_a_speck_blinking_in_place_does_not_keep_the_reveal_from_settling() -> None:
+    dice = [die(100, 100, "2"), die(300, 100, "5")]
+    blink = [True, False, True, False, False, True, True, False, True, False]
+    out = feed(Settler(CFG), [frame(*dice, *([speck(200, 300)] if on else [])) for on in blink])
+    settled = [o for o in out if o is not None]
+    assert len(settled) == 1
+    # in the settling window (frames 1-5) the speck was there twice: left out
+    assert settled[0].reading.faces() == ("2", "5") and not settled[0].uncertain
+
+
+def test_a_speck_there_in_most_frames_is_left_out() -> None:
+    dice = [die(100, 100, "2"), die(300, 100, "5")]
+    blink = [True, True, False, True, True]
+    out = feed(Settler(CFG), [frame(*dice, *([speck(200, 300)] if on else [])) for on in blink])
+    assert out[-1] is not None
+    assert out[-1].reading.faces() == ("2", "5") and not out[-1].uncertain
+
+
+def test_a_die_the_detector_is_sure_of_most_of_the_time_is_kept() -> None:
+    scores = [0.8, 0.45, 0.7, 0.4, 0.9]
+    frames = [frame(die(100, 100, "2"), replace(die(300, 100, "5"), box_score=b)) for b in scores]
+    out = feed(Settler(CFG), frames)
+    assert out[-1] is not None and out[-1].reading.faces() == ("2", "5")
+    assert out[-1].reading.objects[1].box_score == pytest.approx(0.65)
+
+
+def test_a_speck_in_a_new_place_is_motion() -> None:
+    dice = [die(100, 100, "2")]
+    # a doubted box that is somewhere else every frame: a die rolling in, blurred
+    out = feed(Settler(CFG), [frame(*dice, speck(200 + 45 * k, 300)) for k in range(12)])
+    assert all(o is None for o in out)
+
+
+def test_a_firm_die_that_vanishes_or_appears_is_still_motion() -> None:
+    s = Settler(CFG)
+    dice = [die(100, 100, "2"), die(300, 100, "5")]
+    frames = [frame(*dice), frame(*dice), frame(dice[0]), frame(*dice), frame(*dice), frame(*dice), frame(*dice)]
+    assert all(o is None for o in feed(s, frames))
+    assert s.state is SettleState.STEADY
+
+
+def test_a_speck_is_remembered_across_motion_for_faint_memory_frames() -> None:
+    def run(memory: int) -> list:
+        # the speck is seen, then a die is nudged (motion: a new run without the speck),
+        # then the speck blinks back in where it was
+        before, after = die(100, 100, "2"), die(160, 100, "2")
+        frames = [frame(before, speck(200, 300)), frame(after)] + [frame(after)] * 2 + [frame(after, speck(200, 300))] * 6
+        return feed(Settler(SettleConfig(stable_frames=5, min_still_s=0.0, faint_memory=memory)), frames)
+
+    remembered, forgotten = run(30), run(2)
+    assert [k for k, o in enumerate(remembered) if o is not None] == [5]
+    assert [k for k, o in enumerate(forgotten) if o is not None] == [8]  # a new run began at frame 4
+
+
+def test_detections_without_a_box_score_are_never_faint() -> None:
+    s = Settler(CFG)
+    dice = [die(100, 100, "2")]
+    frames = [frame(*dice, die(200, 300, "4", uncertain=True)) if k % 2 else frame(*dice) for k in range(10)]
+    assert all(o is None for o in feed(s, frames))
+
+
+def test_faint_memory_is_checked() -> None:
+    with pytest.raises(ValueError, match="faint_memory"):
+        SettleConfig(faint_memory=-1)
+
+
+def test_faint_means_what_the_committed_detector_calls_unsure() -> None:
+    from vision.manifest import MANIFEST_NAME, ReaderManifest
+    from vision.reader import DEFAULT_MODEL_DIR
+
+    manifest = ReaderManifest.load(DEFAULT_MODEL_DIR / MANIFEST_NAME)
+    assert SettleConfig().faint_below == manifest.detector.sure_threshold
