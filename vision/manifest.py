@@ -25,6 +25,7 @@ from vision.detections import DIE_FACES
 MANIFEST_NAME = "dice-reader.json"
 DETECTOR_NAME = "dice-detector.onnx"
 CLASSIFIER_NAME = "dice-classifier.onnx"
+SPECIALIST_NAME = "dice-specialist.onnx"
 # The card reader has the same two-stage shape: a corner-index detector, then a classifier
 # whose two heads are the rank (``faces``) and the suit (``colours``).
 CARD_MANIFEST_NAME = "card-reader.json"
@@ -67,37 +68,67 @@ class ClassifierSpec:
     sha256: str = ""
 
 
+def _spec_json(spec: ClassifierSpec) -> dict[str, Any]:
+    out = asdict(spec)
+    out["faces"], out["colours"] = list(spec.faces), list(spec.colours)
+    return out
+
+
+def _spec_of(obj: Mapping[str, Any]) -> ClassifierSpec:
+    c = dict(obj)
+    c["faces"] = tuple(str(f) for f in c["faces"])
+    c["colours"] = tuple(str(x) for x in c.get("colours", ()))
+    return ClassifierSpec(**c)
+
+
 @dataclass(frozen=True)
 class ReaderManifest:
+    """The two models, the reporting threshold, how they were trained, and optionally a
+    *specialist*: a second classifier on the same crops for a few faces the first one
+    confuses (its ``faces``; ``colours`` empty), e.g. ブ and プ.
+
+    >>> m = ReaderManifest(DetectorSpec(), ClassifierSpec(), specialist=ClassifierSpec(file=SPECIALIST_NAME, faces=("ブ", "プ")))
+    >>> ReaderManifest.from_json(m.to_json()).specialist.faces
+    ('ブ', 'プ')
+    """
+
     detector: DetectorSpec
     classifier: ClassifierSpec
     threshold: float = 0.5  # face confidence below which a reading is flagged uncertain
     training: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    specialist: ClassifierSpec | None = None
+
+    def __post_init__(self) -> None:
+        if self.specialist is not None:
+            missing = [f for f in self.specialist.faces if f not in self.classifier.faces]
+            if len(set(self.specialist.faces)) < 2 or missing:
+                raise ManifestError(f"the specialist must name two or more of the classifier's faces; "
+                                    f"got {list(self.specialist.faces)}")
 
     def to_json(self) -> dict[str, Any]:
-        det, cls = asdict(self.detector), asdict(self.classifier)
-        cls["faces"], cls["colours"] = list(self.classifier.faces), list(self.classifier.colours)
-        return {
+        out = {
             "format": FORMAT,
-            "detector": det,
-            "classifier": cls,
+            "detector": asdict(self.detector),
+            "classifier": _spec_json(self.classifier),
             "threshold": self.threshold,
             "training": dict(self.training),
         }
+        if self.specialist is not None:
+            out["specialist"] = _spec_json(self.specialist)
+        return out
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "ReaderManifest":
         try:
             if obj.get("format") != FORMAT:
                 raise ManifestError(f"unsupported manifest format {obj.get('format')!r} (expected {FORMAT})")
-            d, c = dict(obj["detector"]), dict(obj["classifier"])
-            c["faces"] = tuple(str(f) for f in c["faces"])
-            c["colours"] = tuple(str(x) for x in c.get("colours", ()))
+            specialist = obj.get("specialist")
             return cls(
-                detector=DetectorSpec(**d),
-                classifier=ClassifierSpec(**c),
+                detector=DetectorSpec(**dict(obj["detector"])),
+                classifier=_spec_of(obj["classifier"]),
                 threshold=float(obj.get("threshold", 0.5)),
                 training=dict(obj.get("training", {})),
+                specialist=None if specialist is None else _spec_of(specialist),
             )
         except (KeyError, TypeError) as exc:
             raise ManifestError(f"malformed manifest: {exc}") from None

@@ -17,6 +17,7 @@ when the detector itself is unsure the box is a die.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from vision.stages import (
     detect_boxes,
     prepare_detector,
     Look,
+    ask_specialist,
     second_look,
 )
 from vision.vocabulary import Vocabulary
@@ -86,7 +88,11 @@ class DiceReader:
         cards: CardReader | None = None,
         vocabulary: Vocabulary | None = None,
         second_look: Look | None = None,
+        specialist: Model | None = None,
     ) -> None:
+        if (specialist is None) != (manifest.specialist is None):
+            raise ManifestError("the specialist model and the manifest's specialist entry go together")
+        self.specialist = specialist
         self.manifest = manifest
         self.second_look = second_look
         self.cards = cards
@@ -112,6 +118,9 @@ class DiceReader:
             "model_dir": None if self.model_dir is None else str(self.model_dir),
             "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz},
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size},
+            "specialist": None if self.manifest.specialist is None else {
+                "file": self.manifest.specialist.file, "sha256": self.manifest.specialist.sha256,
+                "faces": list(self.manifest.specialist.faces)},
             "faces": list(cls.faces),
             "colours": list(cls.colours),
             "threshold": self.threshold,
@@ -125,7 +134,7 @@ class DiceReader:
 
     def _view(self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None) -> DiceReader:
         return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
-                          cards, vocabulary, look)
+                          cards, vocabulary, look, self.specialist)
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
@@ -142,6 +151,13 @@ class DiceReader:
         (e.g. :data:`~vision.stages.SECOND_LOOK`; None: one crop per die)."""
         return self._view(self.cards, self.vocabulary, look)
 
+    def without_specialist(self) -> DiceReader:
+        """The same models without the specialist (what it costs and gains: ``tableref bench``)."""
+        if self.specialist is None:
+            return self
+        return DiceReader(replace(self.manifest, specialist=None), self.detector, self.classifier, self.threshold,
+                          self.model_dir, self.threads, self.cards, self.vocabulary, self.second_look)
+
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
         return detect_boxes(self.detector, self.manifest.detector, image)
@@ -151,11 +167,17 @@ class DiceReader:
         more for the borderline dice, whose readings are averaged over more crops
         (``second_look``: which dice and crops, e.g. :data:`~vision.stages.SECOND_LOOK`;
         None, the default: never). :data:`~vision.stages.SECOND_LOOK` costs a second
-        classifier call, 2.5-3.7 ms a frame here, so live frames go without it."""
+        classifier call, 2.5-3.7 ms a frame here, so live frames go without it. Then the
+        specialist, when the manifest has one, re-reads the dice that could show its faces
+        (:func:`~vision.stages.ask_specialist`), from the look's views too."""
         face_p, colour_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)
-        if self.second_look is None:
-            return face_p, colour_p
-        return second_look(self.classifier, self.manifest.classifier, image, boxes, face_p, colour_p, self.second_look)
+        if self.second_look is not None:
+            face_p, colour_p = second_look(self.classifier, self.manifest.classifier, image, boxes, face_p, colour_p,
+                                           self.second_look)
+        if self.specialist is not None and self.manifest.specialist is not None:
+            face_p = ask_specialist(self.specialist, self.manifest.specialist, self.manifest.classifier.faces, image,
+                                    boxes, face_p, look=self.second_look)
+        return face_p, colour_p
 
     def label_dice(
         self, boxes: np.ndarray, face_p: np.ndarray, colour_p: np.ndarray, box_scores: np.ndarray | None = None
@@ -251,26 +273,34 @@ def load_reader(
     manifest = ReaderManifest.load(model_dir / MANIFEST_NAME)
     threads = default_threads() if threads is None else threads
     detector, classifier = load_pair(model_dir, MANIFEST_NAME, manifest, backend, threads, precision)
+    specialist = None
+    if manifest.specialist is not None:
+        path = checked_file(model_dir, MANIFEST_NAME, "specialist", manifest.specialist.file, manifest.specialist.sha256)
+        specialist = load_model(path, detector.backend, threads, static=False, precision=precision)
     card_reader = None
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
         card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
         card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
         card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold)
-    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader)
+    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialist=specialist)
 
 
 def load_pair(
     model_dir: Path, manifest_name: str, manifest: ReaderManifest, backend: str, threads: int, precision: str
 ) -> tuple[Model, Model]:
     """The detector and classifier a manifest names, checked against their recorded hashes."""
-    paths = {}
-    for name, spec in (("detector", manifest.detector), ("classifier", manifest.classifier)):
-        path = model_dir / spec.file
-        if not path.is_file():
-            raise ManifestError(f"{name} model {path} is missing")
-        if spec.sha256 and sha256_of(path) != spec.sha256:
-            raise ManifestError(f"{path} does not match the sha256 recorded in {manifest_name}")
-        paths[name] = path
+    paths = {name: checked_file(model_dir, manifest_name, name, spec.file, spec.sha256)
+             for name, spec in (("detector", manifest.detector), ("classifier", manifest.classifier))}
     detector = load_model(paths["detector"], backend, threads, static=True, precision=precision)
     classifier = load_model(paths["classifier"], detector.backend, threads, static=False, precision=precision)
     return detector, classifier
+
+
+def checked_file(model_dir: Path, manifest_name: str, name: str, file: str, sha256: str) -> Path:
+    """``model_dir / file``, which must exist and match the manifest's recorded hash."""
+    path = model_dir / file
+    if not path.is_file():
+        raise ManifestError(f"{name} model {path} is missing")
+    if sha256 and sha256_of(path) != sha256:
+        raise ManifestError(f"{path} does not match the sha256 recorded in {manifest_name}")
+    return path

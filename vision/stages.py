@@ -5,6 +5,7 @@ the full-resolution frame (see :mod:`vision.crops`). No torch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,6 +142,44 @@ def second_look(
     if len(outputs) > 1 and colour_p.shape[1]:
         colour_p[redo] = (colour_p[redo] + outputs[1].reshape(views, len(redo), -1).sum(axis=0)) / (views + 1)
     return face_p, colour_p
+
+
+SPECIALIST_MIN_MASS = 0.2
+"""Dice whose classifier probability for the specialist's faces adds up to less than this
+are not shown to the specialist: however it shared that out, the face would not change."""
+
+
+def ask_specialist(
+    model: Model, spec: ClassifierSpec, faces: Sequence[str], image: np.ndarray, boxes: np.ndarray,
+    face_p: np.ndarray, min_mass: float = SPECIALIST_MIN_MASS, look: Look | None = None,
+) -> np.ndarray:
+    """``face_p`` (columns: ``faces``) with the probability the classifier gives the
+    specialist's faces (``spec.faces``, e.g. ブ and プ) shared out again as the specialist
+    reads them, for every die where that probability is at least ``min_mass``. The total
+    stays, so a die the classifier reads as another face keeps that face's probability;
+    only the choice within the group is the specialist's. One batched call; with a
+    ``look``, the specialist's reading is the mean over the crop and the look's views.
+
+    On the validation renders it told ブ from プ right 91.5 % of the time instead of 87.0 %
+    (see the model card).
+    """
+    group = [faces.index(f) for f in spec.faces]
+    mass = face_p[:, group].sum(axis=1) if len(face_p) else np.zeros((0,), np.float32)
+    ask = np.flatnonzero(mass >= min_mass)
+    if len(ask) == 0:
+        return face_p
+    b = np.asarray(boxes, np.float32)[ask]
+    crops = [crop_batch(image, b, spec.size, spec.expand)]
+    for view in look.views if look is not None else ():
+        shifted, expand = view_boxes(b, view)
+        crops.append(crop_batch(image, shifted, spec.size, spec.expand + expand))
+    out = model.run(np.concatenate(crops))[0]
+    if out.shape != (len(crops) * len(ask), len(group)):
+        raise ManifestError(f"specialist gave output {out.shape[1:]} per crop, manifest lists {len(group)} faces")
+    shares = out.reshape(len(crops), len(ask), len(group)).mean(axis=0)
+    face_p = face_p.copy()
+    face_p[np.ix_(ask, group)] = mass[ask, None] * shares
+    return face_p
 
 
 def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) -> None:

@@ -3,13 +3,16 @@
     tableref train --synth data/synth-train --epochs 100 --cls-epochs 30
     tableref train --resume                  # continue both stages where they stopped
     tableref train --cards --synth data/cards-train --synth data/mixed-train   # the card reader
+    tableref train --stage specialist --no-real --synth data/synth-nine ...      # the ブ/プ specialist
 
 Writes ``models/dice-detector.onnx``, ``models/dice-classifier.onnx``, the detector's
 PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref bench``) and
 the ``models/dice-reader.json`` manifest. With ``--cards`` it trains the card reader
 instead on the card labels of the synthetic sets (a corner-index detector and a
 rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
-``card-classifier.onnx`` and ``card-reader.json``. Training runs live under ``runs/`` and resume
+``card-classifier.onnx`` and ``card-reader.json``. ``--stage specialist`` trains only the
+pair classifier (``models/dice-specialist.onnx``): the same network on the same crops,
+for the few faces of ``--specialist-faces``, recorded in the dice manifest. Training runs live under ``runs/`` and resume
 from their last checkpoint. The real-tray ``test`` split is never read here.
 
 Needs the training extra (ultralytics, torch, onnx, onnxslim); torch and Ultralytics are
@@ -38,6 +41,7 @@ from vision.manifest import (
     CLASSIFIER_NAME,
     DETECTOR_NAME,
     MANIFEST_NAME,
+    SPECIALIST_NAME,
     ClassifierSpec,
     DetectorSpec,
     ManifestError,
@@ -49,7 +53,8 @@ from vision.train_detector import DetectorConfig, is_val
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
-STAGES = ("all", "detector", "classifier")
+STAGES = ("all", "detector", "classifier", "specialist")
+SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs", type=Path, default=REPO / "runs", help="checkpoints and logs (resumable)")
     parser.add_argument("--cards", action="store_true",
                         help="train the playing-card reader (corner indices: rank + suit) instead of the dice reader")
-    parser.add_argument("--stage", choices=STAGES, default="all")
+    parser.add_argument("--stage", choices=STAGES, default="all",
+                        help="all = detector + classifier; specialist = the pair classifier (dice only, on its own)")
+    parser.add_argument("--specialist-faces", default=",".join(SPECIALIST_FACES), metavar="F,F",
+                        help="faces the specialist tells apart (default %(default)s)")
     parser.add_argument("--resume", action="store_true", help="continue each stage from its last checkpoint")
     parser.add_argument("--epochs", type=int, default=100, help="detector epochs")
     parser.add_argument("--cls-epochs", type=int, default=30, help="classifier epochs")
@@ -244,12 +252,27 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
     return spec, meta
 
 
-def run_classifier(args, items, torch_device: str) -> tuple[ClassifierSpec, dict[str, Any]]:
+def specialist_faces(args: argparse.Namespace) -> tuple[str, ...]:
+    """The faces of ``--specialist-faces``, checked: at least two distinct die faces."""
+    faces = tuple(f.strip() for f in args.specialist_faces.split(",") if f.strip())
+    unknown = [f for f in faces if f not in DIE_FACES]
+    if unknown or len(set(faces)) < 2 or len(set(faces)) != len(faces):
+        raise SystemExit(f"--specialist-faces needs two or more distinct die faces from {' '.join(DIE_FACES)}; "
+                         f"got {args.specialist_faces!r}")
+    return faces
+
+
+def run_classifier(args, items, torch_device: str, specialist: bool = False) -> tuple[ClassifierSpec, dict[str, Any]]:
+    """Train the face/colour classifier, or with ``specialist`` the pair classifier: the same
+    network on the same crops, one head for ``--specialist-faces`` and no colour."""
     from vision import train_classifier as tc
 
     target = target_of(args)
+    faces = specialist_faces(args) if specialist else target.faces
     if target.kind == "card":
         colours = list(CARD_SUITS)
+    elif specialist:
+        colours = []
     else:
         colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
@@ -257,27 +280,30 @@ def run_classifier(args, items, torch_device: str) -> tuple[ClassifierSpec, dict
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device)
     t0 = time.time()
-    train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log, target.kind)
-    val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log, target.kind)
-    log(f"classifier: {len(train)} train crops {tc.face_counts(train, target.faces)}, {len(val)} val crops, "
+    train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log,
+                             target.kind, faces)
+    val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log,
+                           target.kind, faces)
+    log(f"classifier: {len(train)} train crops {tc.face_counts(train, faces)}, {len(val)} val crops, "
         f"{'suits' if target.kind == 'card' else 'colours'} {colours} ({time.time() - t0:.1f} s to cut)")
     if len(train) == 0:
         raise SystemExit(f"no labelled {'card indices' if target.kind == 'card' else 'dice'} to train the classifier on")
-    run_dir = args.runs / ("card-classifier" if target.kind == "card" else "classifier")
+    run_dir = args.runs / ("card-classifier" if target.kind == "card" else "specialist" if specialist else "classifier")
     if not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
-    result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log, faces=target.faces)
+    result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log, faces=faces)
     args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / target.classifier
+    onnx_path = args.out / (SPECIALIST_NAME if specialist else target.classifier)
     export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
-    spec = ClassifierSpec(file=target.classifier, size=cfg.size, expand=cfg.expand, faces=target.faces,
+    spec = ClassifierSpec(file=onnx_path.name, size=cfg.size, expand=cfg.expand, faces=faces,
                           colours=tuple(colours), sha256=sha256_of(onnx_path))
-    heads = "rank + suit heads" if target.kind == "card" else "face + colour heads"
+    heads = ("rank + suit heads" if target.kind == "card"
+             else f"one head for {' / '.join(faces)}" if specialist else "face + colour heads")
     meta = {
         "architecture": f"3x3 stem + 3 residual blocks ({'-'.join(str(c) for c in tc.CHANNELS)} channels x width "
                         f"{cfg.width}, each stride 2), global average pool, dropout 0.2, {heads}",
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
-        "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, target.faces),
+        "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, faces),
                   "train_with_colour": int((train.colours != tc.IGNORE).sum())},
         "export": export,
         **result,
@@ -293,29 +319,37 @@ def run(args: argparse.Namespace) -> int:
         print(f"tableref train: {exc}", file=sys.stderr)
         return 2
     target = target_of(args)
+    manifest = existing_manifest(args.out, target)
+    det_spec, cls_spec, spec_spec = manifest.detector, manifest.classifier, manifest.specialist
     args.imgsz = args.imgsz or target.imgsz
-    args.crop = args.crop or target.crop
+    args.crop = args.crop or (cls_spec.size if args.stage == "specialist" else target.crop)
+    if args.stage == "specialist":
+        if target.kind == "card":
+            raise SystemExit("the specialist reads dice faces; leave out --cards")
+        specialist_faces(args)
+        if args.crop != cls_spec.size:
+            raise SystemExit(f"the specialist reads the classifier's own crops: give --crop {cls_spec.size}")
     torch_device, yolo_device = resolve_device(args.device)
     log(f"training the {'card' if target.kind == 'card' else 'dice'} reader on {torch_device}; {len(items)} images "
         f"({sum(v for *_, v in items)} held out for validation)")
-    manifest = existing_manifest(args.out, target)
-    det_spec, cls_spec = manifest.detector, manifest.classifier
     sections: dict[str, Any] = {}
     if args.stage in ("all", "detector"):
         det_spec, sections["detector"] = run_detector(args, items, torch_device, yolo_device)
     if args.stage in ("all", "classifier"):
         cls_spec, sections["classifier"] = run_classifier(args, items, torch_device)
+    if args.stage == "specialist":
+        spec_spec, sections["specialist"] = run_classifier(args, items, torch_device, specialist=True)
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = recipe(args, items)
     training: dict[str, Any] = {"created": now}
-    for stage in ("detector", "classifier"):
+    for stage in ("detector", "classifier", "specialist"):
         if stage in sections:
             training[stage] = {**sections[stage], "trained": now, "seed": args.seed, "data": data,
                                "hardware": hardware(torch_device),
                                "session_wall_s": round(time.time() - started, 1)}
         elif stage in manifest.training:  # trained in an earlier session: keep its record
             training[stage] = manifest.training[stage]
-    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training)
+    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, spec_spec)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
     return 0

@@ -76,14 +76,18 @@ def collect_crops(
     context: bool,
     log: Callable[[str], None] = print,
     kind: str = "die",
+    faces: Sequence[str] | None = None,
 ) -> CropSet:
     """Cut one crop per labelled die (or, with ``kind="card"``, per card corner index, labelled
     rank and suit). ``context=True`` keeps the enlarged context crop for augmentation;
-    otherwise the exact runtime crop (for validation)."""
+    otherwise the exact runtime crop (for validation). ``faces`` (default: every die face, or
+    every rank) names the first head's classes; objects showing any other face are skipped."""
     side = context_size(size) if context else size
-    crops, faces, cols, sources = [], [], [], []
+    crops, labels, cols, sources = [], [], [], []
     colour_index = {c: i for i, c in enumerate(colours)}
-    face_index = {f: i for i, f in enumerate(CARD_RANKS if kind == "card" else DIE_FACES)}
+    if faces is None:
+        faces = CARD_RANKS if kind == "card" else DIE_FACES
+    face_index = {f: i for i, f in enumerate(faces)}
     skipped = 0
     for source, item in images:
         objects = [o for o in item.objects if o.kind == kind]
@@ -99,13 +103,13 @@ def collect_crops(
                 continue
             crop = context_crop(img, d.box, size, expand) if context else square_crop(img, d.box, size, expand)
             crops.append(crop)
-            faces.append(face_index[face])
+            labels.append(face_index[face])
             cols.append(colour_index.get(colour, IGNORE) if colour is not None else IGNORE)
             sources.append(source)
     if skipped:
         log(f"classifier: skipped {skipped} unreadable images")
     arr = np.stack(crops) if crops else np.zeros((0, side, side, 3), np.uint8)
-    return CropSet(arr, np.array(faces, np.int64), np.array(cols, np.int64), sources)
+    return CropSet(arr, np.array(labels, np.int64), np.array(cols, np.int64), sources)
 
 
 CHANNELS = (24, 32, 64, 128)  # stem, then one residual block per stage (each halves the side)
@@ -259,20 +263,29 @@ def train_classifier(
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
     start_epoch, best, history = 0, -1.0, []
 
-    def load_compatible(path: Path | str, any_size: bool = False) -> dict[str, Any]:
+    def load_compatible(path: Path | str, any_size: bool = False, any_classes: bool = False) -> dict[str, Any]:
         # The network is convolutions and a global pool, so its weights fit any crop size:
-        # a new schedule may continue at another size; a resume may not.
+        # a new schedule may continue at another size; a resume may not. A new schedule with
+        # other classes (a specialist for a few faces) keeps only the features, not the heads.
         ckpt = torch.load(path, map_location=device, weights_only=False)
-        trained = (ckpt["colours"], ckpt.get("faces", list(DIE_FACES)), ckpt["config"]["size"], ckpt["config"].get("width", 1.0))
-        if trained != (list(colours), list(faces), trained[2] if any_size else cfg.size, cfg.width):
+        classes = (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES)))
+        same_classes = classes == (list(colours), list(faces))
+        if ckpt["config"].get("width", 1.0) != cfg.width or not (any_size or ckpt["config"]["size"] == cfg.size) \
+                or not (any_classes or same_classes):
             raise ValueError(f"{path} was trained with other classes, crop size or width; start a fresh run")
-        model.load_state_dict(ckpt["model"])
+        if same_classes:
+            model.load_state_dict(ckpt["model"])
+        else:
+            features = {k: v for k, v in ckpt["model"].items() if k.startswith("features.")}
+            model.load_state_dict(features, strict=False)
         return ckpt
 
     if cfg.init and not (resume and last_path.is_file()):
-        ckpt = load_compatible(cfg.init, any_size=True)
+        ckpt = load_compatible(cfg.init, any_size=True, any_classes=True)
+        heads = "" if (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES))) == (list(colours), list(faces)) \
+            else " (its features only: the heads are new, for other classes)"
         log(f"classifier: continuing from {cfg.init} (its epoch {ckpt['epoch']}, {ckpt['config']['size']} px crops) "
-            f"with a new schedule at {cfg.size} px")
+            f"with a new schedule at {cfg.size} px{heads}")
     if resume and last_path.is_file():
         ckpt = load_compatible(last_path)
         opt.load_state_dict(ckpt["optimizer"])

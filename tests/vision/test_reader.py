@@ -12,7 +12,7 @@ import pytest
 from tests.vision import tiny_reader as tiny
 from vision.backends import BackendUnavailable, available_backends, load_model
 from vision.detections import Reading
-from vision.manifest import ManifestError, ReaderManifest
+from vision.manifest import ClassifierSpec, ManifestError, ReaderManifest
 from vision.reader import DEFAULT_MODEL_DIR, InvalidImage, as_bgr, load_reader
 
 EXPECTED = [  # left to right: (face, colour, uncertain)
@@ -142,11 +142,42 @@ def test_manifest_problems_are_reported(tiny_dir, tmp_path):
     (tmp_path / "dice-classifier.onnx").unlink()
     with pytest.raises(ManifestError, match="missing"):
         load_reader(tmp_path)
+    (tmp_path / "dice-classifier.onnx").write_bytes((tiny_dir / "dice-classifier.onnx").read_bytes())
+    m = ReaderManifest.load(tmp_path / "dice-reader.json")
+    ReaderManifest(m.detector, m.classifier, m.threshold, m.training,
+                   ClassifierSpec(file="dice-specialist.onnx", size=48, faces=("プ", "2"))).save(tmp_path / "dice-reader.json")
+    with pytest.raises(ManifestError, match="specialist model .* is missing"):
+        load_reader(tmp_path)
     (tmp_path / "dice-reader.json").write_text("{not json")
     with pytest.raises(ManifestError):
         load_reader(tmp_path)
     with pytest.raises(BackendUnavailable):
         load_model(tiny_dir / "dice-detector.onnx", backend="tensorflow")
+
+
+def test_a_specialist_in_the_manifest_is_loaded_used_and_benched(tiny_dir, tmp_path, capsys):
+    import argparse
+    import shutil
+
+    from vision import bench
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny_dir, models)
+    tiny.build_specialist(models)
+    reader = load_reader(models, threads=1, precision="f32")
+    assert reader.info["specialist"]["faces"] == ["プ", "2"] and reader.info["specialist"]["sha256"]
+    faces = [d.face for d in reader.read(tiny.scene()).dice()]
+    assert faces[0] == "2" and [d.face for d in reader.without_specialist().read(tiny.scene()).dice()][0] == "プ"
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "scene.png"), tiny.scene())
+    args = parser.parse_args(["--models", str(models), "--images", str(frames), "--frames", "1", "--runs", "2",
+                              "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
+    assert bench.run(args) == 0
+    assert "without the プ/2 specialist" in capsys.readouterr().out
+    assert "onnxruntime-f32_no_specialist" in json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
 
 
 COMMITTED = DEFAULT_MODEL_DIR / "dice-reader.json"

@@ -6,7 +6,20 @@ import numpy as np
 import pytest
 
 from tests.vision import tiny_reader as tiny
-from vision.stages import CLOSER_LOOK, SECOND_LOOK, Look, classify_crops, second_look, view_boxes
+from dataclasses import replace
+
+from vision.detections import DIE_FACES
+from vision.manifest import SPECIALIST_NAME, ClassifierSpec, ManifestError
+from vision.reader import DiceReader
+from vision.stages import (
+    CLOSER_LOOK,
+    SECOND_LOOK,
+    Look,
+    ask_specialist,
+    classify_crops,
+    second_look,
+    view_boxes,
+)
 
 
 def boxes() -> np.ndarray:
@@ -71,3 +84,86 @@ def test_a_look_with_a_band_outside_0_1_is_refused(band) -> None:
         Look(band, SECOND_LOOK.views)
     with pytest.raises(ValueError, match="view"):
         Look((0.5, 0.9), ())
+
+
+class FakeSpecialist:
+    """Tells "プ" from "2" by the crop's red channel: reads "2" on the blue die (no red)."""
+
+    backend, version = "numpy", "test"
+
+    def __init__(self, out_faces: int = 2) -> None:
+        self.calls: list[tuple[int, ...]] = []
+        self.out_faces = out_faces
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        self.calls.append(tuple(x.shape))
+        out = np.zeros((len(x), self.out_faces), np.float32)
+        out[:, 0], out[:, 1] = 0.1, 0.9
+        return [out]
+
+
+SPEC = ClassifierSpec(file=SPECIALIST_NAME, size=48, faces=("プ", "2"))
+
+
+def test_the_specialist_shares_out_only_its_faces_probability() -> None:
+    p = np.zeros((3, len(DIE_FACES)), np.float32)
+    pu, two, wheel = DIE_FACES.index("プ"), DIE_FACES.index("2"), DIE_FACES.index("wheel")
+    p[0, [pu, two, wheel]] = 0.5, 0.3, 0.2  # the group holds 0.8
+    p[1, [pu, wheel]] = 0.1, 0.9  # under the 0.2 floor: not asked
+    p[2, [two, wheel]] = 0.25, 0.75  # 0.25 in the group: asked, but the wheel stays ahead
+    model = FakeSpecialist()
+    out = ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:3], p)
+    assert model.calls == [(2, 3, 48, 48)]  # one call, the two dice that could show its faces
+    assert out[0, [pu, two, wheel]] == pytest.approx([0.08, 0.72, 0.2])
+    assert np.array_equal(out[1], p[1])
+    assert out[2, [pu, two, wheel]] == pytest.approx([0.025, 0.225, 0.75])
+    assert out.sum(axis=1) == pytest.approx(p.sum(axis=1))
+    assert p[0, pu] == pytest.approx(0.5)  # the input is left as it was
+
+
+def test_the_specialist_is_not_called_without_candidates_and_checks_its_output() -> None:
+    p = np.zeros((1, len(DIE_FACES)), np.float32)
+    p[0, DIE_FACES.index("wheel")] = 1.0
+    model = FakeSpecialist()
+    assert ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:1], p) is p and model.calls == []
+    empty = np.zeros((0, len(DIE_FACES)), np.float32)
+    assert ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), np.zeros((0, 4), np.float32), empty).shape == (0, 16)
+    p[0] = 0
+    p[0, DIE_FACES.index("プ")] = 1.0
+    with pytest.raises(ManifestError, match="specialist gave output"):
+        ask_specialist(FakeSpecialist(out_faces=3), SPEC, DIE_FACES, tiny.scene(), boxes()[:1], p)
+
+
+def test_the_reader_asks_its_specialist_after_the_classifier() -> None:
+    manifest = replace(tiny.manifest(), specialist=SPEC)
+    reader = DiceReader(manifest, tiny.FakeDetector(), tiny.FakeClassifier(), specialist=FakeSpecialist())
+    dice = reader.read(tiny.scene()).dice()
+    # the blue die the classifier reads as プ (>0.99) is "2" to this specialist; green stays 2
+    assert [d.face for d in dice][:2] == ["2", "2"] and dice[0].score == pytest.approx(0.9, abs=0.01)
+    assert reader.specialist.calls == [(3, 3, 48, 48)]  # blue, green and the grey tie; not the red wheel
+    assert reader.info["specialist"]["faces"] == ["プ", "2"]
+    assert reader.with_vocabulary(None).without_cards().specialist is reader.specialist
+    assert tiny.fake_reader().info["specialist"] is None
+    with pytest.raises(ManifestError, match="go together"):
+        DiceReader(manifest, tiny.FakeDetector(), tiny.FakeClassifier())
+    with pytest.raises(ManifestError, match="go together"):
+        DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier(), specialist=FakeSpecialist())
+    with pytest.raises(ManifestError, match="two or more of the classifier's faces"):
+        replace(tiny.manifest(), specialist=replace(SPEC, faces=("プ", "X")))
+
+
+def test_with_a_look_the_specialist_reads_every_view_and_averages() -> None:
+    class ByCall(FakeSpecialist):
+        def run(self, x: np.ndarray) -> list[np.ndarray]:
+            self.calls.append(tuple(x.shape))
+            out = np.zeros((len(x), 2), np.float32)
+            out[: len(x) // 3, 0] = 1.0  # the first crop of each die says プ, the two views say 2
+            out[len(x) // 3 :, 1] = 1.0
+            return [out]
+
+    p = np.zeros((2, len(DIE_FACES)), np.float32)
+    p[:, DIE_FACES.index("プ")] = 1.0
+    model = ByCall()
+    out = ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:2], p, look=SECOND_LOOK)
+    assert model.calls == [(2 * (1 + len(SECOND_LOOK.views)), 3, 48, 48)]
+    assert np.allclose(out[:, [DIE_FACES.index("プ"), DIE_FACES.index("2")]], [[1 / 3, 2 / 3]] * 2)

@@ -162,8 +162,17 @@ def test_tiny_training_run_exports_a_readable_reader(tmp_path):
     assert len(grown["history"]) == 1 and any("48 px crops) with a new schedule at 56 px" in line for line in said)
     with pytest.raises(ValueError, match="crop size"):
         train_classifier(big, big_val, ["blue", "red"], dataclasses.replace(cfg, size=56, epochs=3), tmp_path / "run", resume=True, log=lambda _: None)
-    with pytest.raises(ValueError, match="other classes"):
-        train_classifier(crops, val, ["blue", "green"], more, tmp_path / "run3", resume=False, log=lambda _: None)
+    with pytest.raises(ValueError, match="other classes"):  # a resume must keep the classes
+        train_classifier(crops, val, ["blue", "green"], cfg, tmp_path / "run", resume=True, log=lambda _: None)
+    # a specialist: the same network for two faces, its features taken from the full classifier
+    pair = collect_crops([(s, it) for s, it, _ in items], [], 48, 1.25, True, lambda _: None, faces=("プ", "wheel"))
+    pair_val = collect_crops([(s, it) for s, it, _ in items], [], 48, 1.25, False, lambda _: None, faces=("プ", "wheel"))
+    assert pair.faces.tolist() == [0, 0, 1, 1] and (pair.colours == IGNORE).all()
+    said.clear()
+    spec = train_classifier(pair, pair_val, [], more, tmp_path / "run5", resume=False, log=said.append, faces=("プ", "wheel"))
+    assert len(spec["history"]) == 1 and any("its features only" in line for line in said)
+    spec_export = export_classifier(tmp_path / "run5" / "best.pt", tmp_path / "dice-specialist.onnx", 48)
+    assert spec_export["max_abs_err_vs_torch"] < 1e-4
     export = export_classifier(tmp_path / "run" / "best.pt", tmp_path / "dice-classifier.onnx", 48)
     assert export["max_abs_err_vs_torch"] < 1e-4
     # pair it with the tiny detector to read a frame through the real exported classifier
@@ -209,6 +218,20 @@ def test_train_cli_gathers_real_train_split_and_synth(tmp_path):
     r = recipe(args, items)
     assert sum(c["train_images"] + c["val_images"] for c in r["counts"].values()) == 4
     assert args.device == "auto" and args.stage == "all" and not args.resume
+
+
+def test_specialist_faces_are_checked():
+    import argparse
+
+    from vision.train import SPECIALIST_FACES, add_arguments, specialist_faces
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert specialist_faces(parser.parse_args([])) == SPECIALIST_FACES == ("ブ", "プ")
+    assert specialist_faces(parser.parse_args(["--specialist-faces", "ガ, カ"])) == ("ガ", "カ")
+    for bad in ("ブ", "ブ,ブ", "ブ,X", ""):
+        with pytest.raises(SystemExit, match="two or more distinct die faces"):
+            specialist_faces(parser.parse_args(["--specialist-faces", bad]))
 
 
 def make_card_images(tmp_path: Path) -> list[tuple[str, LabelledImage, bool]]:

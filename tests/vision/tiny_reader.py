@@ -168,3 +168,24 @@ def build_onnx(folder: Path) -> Path:
     m = manifest(sha256_of(folder / "dice-detector.onnx"), sha256_of(folder / "dice-classifier.onnx"))
     (folder / "dice-reader.json").write_text(json.dumps(m.to_json(), ensure_ascii=False), encoding="utf-8")
     return folder
+
+
+SPECIALIST_FACES = ("プ", "2")
+
+
+def build_specialist(folder: Path) -> Path:
+    """Add a tiny specialist to the models in ``folder`` (after :func:`build_onnx`): it
+    tells プ from 2 by the crop's red channel and so reads a blue die as 2 (for the test,
+    not for sense), and it is recorded in the manifest."""
+    from vision.manifest import SPECIALIST_NAME
+
+    first_w = np.zeros((3, 2), np.float32)
+    first_w[2, 0] = GAIN  # a red crop -> プ
+    first_w[0, 1] = first_w[1, 1] = GAIN  # a blue or green crop -> 2
+    write_pair(folder, detector_output(), (first_w, np.zeros((3, 1), np.float32)), 48,
+               ("specialist-unused-detector.onnx", SPECIALIST_NAME))
+    (folder / "specialist-unused-detector.onnx").unlink()
+    m = ReaderManifest.load(folder / "dice-reader.json")
+    spec = ClassifierSpec(file=SPECIALIST_NAME, size=48, faces=SPECIALIST_FACES, sha256=sha256_of(folder / SPECIALIST_NAME))
+    ReaderManifest(m.detector, m.classifier, m.threshold, m.training, spec).save(folder / "dice-reader.json")
+    return folder
