@@ -341,14 +341,11 @@ def run(args: argparse.Namespace) -> int:
         spec_spec, sections["specialist"] = run_classifier(args, items, torch_device, specialist=True)
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = recipe(args, items)
-    training: dict[str, Any] = {"created": now}
-    for stage in ("detector", "classifier", "specialist"):
-        if stage in sections:
-            training[stage] = {**sections[stage], "trained": now, "seed": args.seed, "data": data,
-                               "hardware": hardware(torch_device),
-                               "session_wall_s": round(time.time() - started, 1)}
-        elif stage in manifest.training:  # trained in an earlier session: keep its record
-            training[stage] = manifest.training[stage]
+    # Records of stages trained in earlier sessions (and of choices such as the threshold) stay.
+    training: dict[str, Any] = {**manifest.training, "created": now}
+    for stage, section in sections.items():
+        training[stage] = {**section, "trained": now, "seed": args.seed, "data": data,
+                           "hardware": hardware(torch_device), "session_wall_s": round(time.time() - started, 1)}
     manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, spec_spec)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
