@@ -189,16 +189,10 @@ def displacement(a: Box, b: Box) -> float:
     return dist / ((_size(a) + _size(b)) / 2)
 
 
-def match_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> list[int] | None:
-    """Pair every object of ``cur`` with a still partner in ``prev``.
-
-    Returns ``partner[i]`` = index in ``prev`` of ``cur[i]``'s match, or ``None`` when the
-    scene moved (a count change, or an object with no partner closer than ``move_frac``
-    box sizes that overlaps it by ``min_iou``). Greedy, nearest pairs first; ties broken
-    by index so the result is deterministic.
-    """
-    if len(prev) != len(cur):
-        return None
+def pair_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> dict[int, int]:
+    """``{i: j}``: each object ``cur[i]`` that sits still on ``prev[j]`` (closer than
+    ``move_frac`` box sizes, overlapping by ``min_iou``). Greedy, nearest pairs first;
+    ties broken by index so the result is deterministic. Objects may stay unpaired."""
     pairs: list[tuple[float, int, int]] = []
     for i, c in enumerate(cur):
         for j, p in enumerate(prev):
@@ -206,15 +200,28 @@ def match_still(prev: Sequence[Detection], cur: Sequence[Detection], config: Set
             if d <= config.move_frac and iou(p.box, c.box) >= config.min_iou:
                 pairs.append((d, i, j))
     pairs.sort()
-    partner: list[int | None] = [None] * len(cur)
+    partner: dict[int, int] = {}
     taken: set[int] = set()
     for _, i, j in pairs:
-        if partner[i] is None and j not in taken:
+        if i not in partner and j not in taken:
             partner[i] = j
             taken.add(j)
-    if any(p is None for p in partner):
+    return partner
+
+
+def match_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> list[int] | None:
+    """Pair every object of ``cur`` with a still partner in ``prev`` (:func:`pair_still`).
+
+    Returns ``partner[i]`` = index in ``prev`` of ``cur[i]``'s match, or ``None`` when the
+    scene moved (a count change, or an object with no partner closer than ``move_frac``
+    box sizes that overlaps it by ``min_iou``).
+    """
+    if len(prev) != len(cur):
         return None
-    return [p for p in partner if p is not None]
+    partner = pair_still(prev, cur, config)
+    if len(partner) < len(cur):
+        return None
+    return [partner[i] for i in range(len(cur))]
 
 
 def _vote(values: Sequence[str | None], scores: Sequence[float]) -> tuple[str | None, int, list[tuple[str | None, int]]]:
@@ -459,19 +466,8 @@ class Settler:
         in blurred is faint, but never twice in the same place.
         """
         cfg = self.config
-        pairs: list[tuple[float, int, int]] = []
-        for i, o in enumerate(objects):
-            for k, track in enumerate(self._tracks):
-                d = displacement(track.last.box, o.box)
-                if d <= cfg.move_frac and iou(track.last.box, o.box) >= cfg.min_iou:
-                    pairs.append((d, i, k))
-        pairs.sort()
-        partner: dict[int, int] = {}
-        taken: set[int] = set()
-        for _, i, k in pairs:
-            if i not in partner and k not in taken:
-                partner[i] = k
-                taken.add(k)
+        partner = pair_still([track.last for track in self._tracks], objects, cfg)
+        taken = set(partner.values())
         newcomers = [o for i, o in enumerate(objects) if i not in partner]
         if any(not (is_faint(o, cfg) and self._seen_faint(o.box)) for o in newcomers):
             return False
