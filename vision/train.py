@@ -30,6 +30,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo
@@ -311,6 +312,24 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
     return spec, meta
 
 
+def updated_record(
+    previous: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]], now: str, common: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The manifest's training record after this run: every earlier entry stays (stages
+    trained in other sessions, choices such as the threshold); the stages trained now
+    are replaced, each with ``common`` (time, seed, data, hardware) added.
+
+    >>> old = {"created": "t0", "detector": {"trained": "t0"}, "threshold": {"value": 0.8}}
+    >>> new = updated_record(old, {"specialist": {"epochs": 24}}, "t1", {"seed": 0})
+    >>> new["created"], new["detector"], new["threshold"], new["specialist"]
+    ('t1', {'trained': 't0'}, {'value': 0.8}, {'epochs': 24, 'seed': 0})
+    """
+    out: dict[str, Any] = {**previous, "created": now}
+    for stage, section in sections.items():
+        out[stage] = {**section, **common}
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     started = time.time()
     try:
@@ -341,11 +360,9 @@ def run(args: argparse.Namespace) -> int:
         spec_spec, sections["specialist"] = run_classifier(args, items, torch_device, specialist=True)
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = recipe(args, items)
-    # Records of stages trained in earlier sessions (and of choices such as the threshold) stay.
-    training: dict[str, Any] = {**manifest.training, "created": now}
-    for stage, section in sections.items():
-        training[stage] = {**section, "trained": now, "seed": args.seed, "data": data,
-                           "hardware": hardware(torch_device), "session_wall_s": round(time.time() - started, 1)}
+    common = {"trained": now, "seed": args.seed, "data": data, "hardware": hardware(torch_device),
+              "session_wall_s": round(time.time() - started, 1)}
+    training = updated_record(manifest.training, sections, now, common)
     manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, spec_spec)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")

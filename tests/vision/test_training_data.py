@@ -220,6 +220,19 @@ def test_train_cli_gathers_real_train_split_and_synth(tmp_path):
     assert args.device == "auto" and args.stage == "all" and not args.resume
 
 
+def test_a_training_run_keeps_the_records_it_did_not_make():
+    import doctest
+
+    import vision.train as train_mod
+    from vision.train import updated_record
+
+    assert doctest.testmod(train_mod).failed == 0
+    old = {"created": "t0", "classifier": {"epochs": 24, "trained": "t0"}, "threshold": {"value": 0.8}}
+    new = updated_record(old, {"classifier": {"epochs": 12}}, "t1", {"trained": "t1"})
+    assert new == {"created": "t1", "classifier": {"epochs": 12, "trained": "t1"}, "threshold": {"value": 0.8}}
+    assert old["created"] == "t0"  # the old record is left as it was
+
+
 def test_specialist_faces_are_checked():
     import argparse
 
