@@ -10,8 +10,8 @@ When the card model is loaded it also times a Doubt-and-dice table: 1280x720 fra
 rendered by the synthesiser with 20 dice and 3 face-up cards (the card brief's target,
 30 ms median), the whole read and the card stages alone; and the dice frames once more
 read with the card stages on (what ``tableref read`` and ``serve`` do when the card model is there).
-With a specialist in the manifest, the dice frames are also read without it; give
-``--images`` a folder of Nine Dice renders to see what it costs where it is asked.
+With specialists in the manifest, the dice frames are also read without them; give
+``--images`` a folder of Nine Dice renders to see what the ブ/プ one costs where it is asked.
 """
 
 from __future__ import annotations
@@ -219,8 +219,8 @@ def run(args: argparse.Namespace) -> int:
             fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: classify_crops(
                 r.classifier, r.manifest.classifier, f, boxes)
             fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
-            if reader.specialist is not None:
-                fns[b + "_no_specialist"] = reader.without_cards().without_specialist().read
+            if reader.specialists:
+                fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
         if ultra is not None:
             fns["ultralytics_predict"] = ultra
         row.update(timed(fns, frames, args.runs, args.warmup))
@@ -243,10 +243,11 @@ def run(args: argparse.Namespace) -> int:
             again = row[b + "_second_look"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
                   f"(the same reads with a second look at borderline dice, --second-look)")
-            if b + "_no_specialist" in row:
-                n = row[b + "_no_specialist"]
+            if b + "_no_specialists" in row:
+                n = row[b + "_no_specialists"]
+                groups = ", ".join("/".join(spec.faces) for spec in readers[b].manifest.specialists)
                 print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
-                      f"(the same reads without the {'/'.join(readers[b].manifest.specialist.faces)} specialist)")
+                      f"(the same reads without the specialists: {groups})")
             if b + "_with_cards" in row:
                 w = row[b + "_with_cards"]
                 print(f"  reader/{b:<17} median {w['median_ms']:6.1f} ms  p90 {w['p90_ms']:6.1f} ms   (the same frames, card stages on)")

@@ -25,7 +25,7 @@ from vision.detections import DIE_FACES
 MANIFEST_NAME = "dice-reader.json"
 DETECTOR_NAME = "dice-detector.onnx"
 CLASSIFIER_NAME = "dice-classifier.onnx"
-SPECIALIST_NAME = "dice-specialist.onnx"
+SPECIALIST_NAME = "dice-specialist.onnx"  # the first specialist's file; others name their own
 # The card reader has the same two-stage shape: a corner-index detector, then a classifier
 # whose two heads are the rank (``faces``) and the suit (``colours``).
 CARD_MANIFEST_NAME = "card-reader.json"
@@ -83,27 +83,33 @@ def _spec_of(obj: Mapping[str, Any]) -> ClassifierSpec:
 
 @dataclass(frozen=True)
 class ReaderManifest:
-    """The two models, the reporting threshold, how they were trained, and optionally a
-    *specialist*: a second classifier on the same crops for a few faces the first one
-    confuses (its ``faces``; ``colours`` empty), e.g. ブ and プ.
+    """The two models, the reporting threshold, how they were trained, and any
+    *specialists*: more classifiers on the same crops, each for a few faces the first one
+    confuses (its ``faces``; ``colours`` empty), e.g. ブ and プ, or the six pip counts.
+    Their groups of faces do not overlap.
 
-    >>> m = ReaderManifest(DetectorSpec(), ClassifierSpec(), specialist=ClassifierSpec(file=SPECIALIST_NAME, faces=("ブ", "プ")))
-    >>> ReaderManifest.from_json(m.to_json()).specialist.faces
-    ('ブ', 'プ')
+    >>> kana = ClassifierSpec(file=SPECIALIST_NAME, faces=("ブ", "プ"))
+    >>> m = ReaderManifest(DetectorSpec(), ClassifierSpec(), specialists=(kana,))
+    >>> [s.faces for s in ReaderManifest.from_json(m.to_json()).specialists]
+    [('ブ', 'プ')]
     """
 
     detector: DetectorSpec
     classifier: ClassifierSpec
     threshold: float = 0.5  # face confidence below which a reading is flagged uncertain
     training: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    specialist: ClassifierSpec | None = None
+    specialists: tuple[ClassifierSpec, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.specialist is not None:
-            missing = [f for f in self.specialist.faces if f not in self.classifier.faces]
-            if len(set(self.specialist.faces)) < 2 or missing:
-                raise ManifestError(f"the specialist must name two or more of the classifier's faces; "
-                                    f"got {list(self.specialist.faces)}")
+        seen: set[str] = set()
+        for spec in self.specialists:
+            missing = [f for f in spec.faces if f not in self.classifier.faces]
+            if len(set(spec.faces)) < 2 or missing:
+                raise ManifestError(f"a specialist must name two or more of the classifier's faces; "
+                                    f"got {list(spec.faces)}")
+            if seen & set(spec.faces):
+                raise ManifestError(f"specialists' faces overlap: {sorted(seen & set(spec.faces))}")
+            seen |= set(spec.faces)
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -113,8 +119,8 @@ class ReaderManifest:
             "threshold": self.threshold,
             "training": dict(self.training),
         }
-        if self.specialist is not None:
-            out["specialist"] = _spec_json(self.specialist)
+        if self.specialists:
+            out["specialists"] = [_spec_json(spec) for spec in self.specialists]
         return out
 
     @classmethod
@@ -122,13 +128,12 @@ class ReaderManifest:
         try:
             if obj.get("format") != FORMAT:
                 raise ManifestError(f"unsupported manifest format {obj.get('format')!r} (expected {FORMAT})")
-            specialist = obj.get("specialist")
             return cls(
                 detector=DetectorSpec(**dict(obj["detector"])),
                 classifier=_spec_of(obj["classifier"]),
                 threshold=float(obj.get("threshold", 0.5)),
                 training=dict(obj.get("training", {})),
-                specialist=None if specialist is None else _spec_of(specialist),
+                specialists=tuple(_spec_of(spec) for spec in obj.get("specialists", ())),
             )
         except (KeyError, TypeError) as exc:
             raise ManifestError(f"malformed manifest: {exc}") from None

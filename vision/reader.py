@@ -88,11 +88,11 @@ class DiceReader:
         cards: CardReader | None = None,
         vocabulary: Vocabulary | None = None,
         second_look: Look | None = None,
-        specialist: Model | None = None,
+        specialists: tuple[Model, ...] = (),
     ) -> None:
-        if (specialist is None) != (manifest.specialist is None):
-            raise ManifestError("the specialist model and the manifest's specialist entry go together")
-        self.specialist = specialist
+        if len(specialists) != len(manifest.specialists):
+            raise ManifestError("one specialist model goes with each of the manifest's specialist entries")
+        self.specialists = tuple(specialists)
         self.manifest = manifest
         self.second_look = second_look
         self.cards = cards
@@ -118,9 +118,8 @@ class DiceReader:
             "model_dir": None if self.model_dir is None else str(self.model_dir),
             "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz},
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size},
-            "specialist": None if self.manifest.specialist is None else {
-                "file": self.manifest.specialist.file, "sha256": self.manifest.specialist.sha256,
-                "faces": list(self.manifest.specialist.faces)},
+            "specialists": [{"file": s.file, "sha256": s.sha256, "faces": list(s.faces)}
+                            for s in self.manifest.specialists],
             "faces": list(cls.faces),
             "colours": list(cls.colours),
             "threshold": self.threshold,
@@ -134,7 +133,7 @@ class DiceReader:
 
     def _view(self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None) -> DiceReader:
         return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
-                          cards, vocabulary, look, self.specialist)
+                          cards, vocabulary, look, self.specialists)
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
@@ -151,11 +150,11 @@ class DiceReader:
         (e.g. :data:`~vision.stages.SECOND_LOOK`; None: one crop per die)."""
         return self._view(self.cards, self.vocabulary, look)
 
-    def without_specialist(self) -> DiceReader:
-        """The same models without the specialist (what it costs and gains: ``tableref bench``)."""
-        if self.specialist is None:
+    def without_specialists(self) -> DiceReader:
+        """The same models without the specialists (what they cost and gain: ``tableref bench``)."""
+        if not self.specialists:
             return self
-        return DiceReader(replace(self.manifest, specialist=None), self.detector, self.classifier, self.threshold,
+        return DiceReader(replace(self.manifest, specialists=()), self.detector, self.classifier, self.threshold,
                           self.model_dir, self.threads, self.cards, self.vocabulary, self.second_look)
 
     def detect(self, image: np.ndarray) -> BoxesFound:
@@ -168,15 +167,15 @@ class DiceReader:
         (``second_look``: which dice and crops, e.g. :data:`~vision.stages.SECOND_LOOK`;
         None, the default: never). :data:`~vision.stages.SECOND_LOOK` costs a second
         classifier call, 2.5-3.7 ms a frame here, so live frames go without it. Then the
-        specialist, when the manifest has one, re-reads the dice that could show its faces
+        specialists, when the manifest has any, re-read the dice that could show their faces
         (:func:`~vision.stages.ask_specialist`), from the look's views too."""
         face_p, colour_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)
         if self.second_look is not None:
             face_p, colour_p = second_look(self.classifier, self.manifest.classifier, image, boxes, face_p, colour_p,
                                            self.second_look)
-        if self.specialist is not None and self.manifest.specialist is not None:
-            face_p = ask_specialist(self.specialist, self.manifest.specialist, self.manifest.classifier.faces, image,
-                                    boxes, face_p, look=self.second_look)
+        for model, spec in zip(self.specialists, self.manifest.specialists):
+            face_p = ask_specialist(model, spec, self.manifest.classifier.faces, image, boxes, face_p,
+                                    look=self.second_look)
         return face_p, colour_p
 
     def label_dice(
@@ -273,16 +272,17 @@ def load_reader(
     manifest = ReaderManifest.load(model_dir / MANIFEST_NAME)
     threads = default_threads() if threads is None else threads
     detector, classifier = load_pair(model_dir, MANIFEST_NAME, manifest, backend, threads, precision)
-    specialist = None
-    if manifest.specialist is not None:
-        path = checked_file(model_dir, MANIFEST_NAME, "specialist", manifest.specialist.file, manifest.specialist.sha256)
-        specialist = load_model(path, detector.backend, threads, static=False, precision=precision)
+    specialists = tuple(
+        load_model(checked_file(model_dir, MANIFEST_NAME, "specialist", spec.file, spec.sha256), detector.backend,
+                   threads, static=False, precision=precision)
+        for spec in manifest.specialists
+    )
     card_reader = None
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
         card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
         card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
         card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold)
-    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialist=specialist)
+    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists)
 
 
 def load_pair(

@@ -10,10 +10,11 @@ PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref benc
 the ``models/dice-reader.json`` manifest. With ``--cards`` it trains the card reader
 instead on the card labels of the synthetic sets (a corner-index detector and a
 rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
-``card-classifier.onnx`` and ``card-reader.json``. ``--stage specialist`` trains only the
-pair classifier (``models/dice-specialist.onnx``): the same network on the same crops,
-for the few faces of ``--specialist-faces``, recorded in the dice manifest. Training runs live under ``runs/`` and resume
-from their last checkpoint. The real-tray ``test`` split is never read here.
+``card-classifier.onnx`` and ``card-reader.json``. ``--stage specialist`` trains only a
+specialist: the same network on the same crops, for the few faces of
+``--specialist-faces``, written to ``--specialist-file`` (``models/dice-specialist.onnx``)
+and recorded in the dice manifest beside any others (one per group of faces). Training
+runs live under ``runs/`` and resume from their last checkpoint. The real-tray ``test`` split is never read here.
 
 Needs the training extra (ultralytics, torch, onnx, onnxslim); torch and Ultralytics are
 imported only once training starts, and a CUDA GPU is used when present.
@@ -74,6 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="all = detector + classifier; specialist = the pair classifier (dice only, on its own)")
     parser.add_argument("--specialist-faces", default=",".join(SPECIALIST_FACES), metavar="F,F",
                         help="faces the specialist tells apart (default %(default)s)")
+    parser.add_argument("--specialist-file", default=SPECIALIST_NAME, metavar="NAME",
+                        help="the specialist's ONNX file in --out; one with the same name is replaced "
+                             "(default %(default)s)")
     parser.add_argument("--resume", action="store_true", help="continue each stage from its last checkpoint")
     parser.add_argument("--epochs", type=int, default=100, help="detector epochs")
     parser.add_argument("--cls-epochs", type=int, default=30, help="classifier epochs")
@@ -263,6 +267,21 @@ def specialist_faces(args: argparse.Namespace) -> tuple[str, ...]:
     return faces
 
 
+def other_specialists(args: argparse.Namespace, manifest: ReaderManifest) -> tuple[ClassifierSpec, ...]:
+    """The manifest's specialists that this run keeps: all but the one in
+    ``--specialist-file``, which it replaces. Refused before any training when the new
+    faces overlap a kept specialist's, or the file name is not a plain ``.onnx`` name."""
+    faces, name = specialist_faces(args), args.specialist_file
+    if Path(name).name != name or not name.endswith(".onnx") or name in (CLASSIFIER_NAME, DETECTOR_NAME):
+        raise SystemExit(f"--specialist-file must be a new plain file name ending in .onnx; got {name!r}")
+    kept = tuple(spec for spec in manifest.specialists if spec.file != name)
+    for spec in kept:
+        if set(spec.faces) & set(faces):
+            raise SystemExit(f"{spec.file} already reads {', '.join(spec.faces)}; give --specialist-file {spec.file} "
+                             "to replace it, or other faces")
+    return kept
+
+
 def run_classifier(args, items, torch_device: str, specialist: bool = False) -> tuple[ClassifierSpec, dict[str, Any]]:
     """Train the face/colour classifier, or with ``specialist`` the pair classifier: the same
     network on the same crops, one head for ``--specialist-faces`` and no colour."""
@@ -289,12 +308,13 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
         f"{'suits' if target.kind == 'card' else 'colours'} {colours} ({time.time() - t0:.1f} s to cut)")
     if len(train) == 0:
         raise SystemExit(f"no labelled {'card indices' if target.kind == 'card' else 'dice'} to train the classifier on")
-    run_dir = args.runs / ("card-classifier" if target.kind == "card" else "specialist" if specialist else "classifier")
+    run_dir = args.runs / ("card-classifier" if target.kind == "card"
+                           else args.specialist_file.removesuffix(".onnx") if specialist else "classifier")
     if not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
     result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log, faces=faces)
     args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / (SPECIALIST_NAME if specialist else target.classifier)
+    onnx_path = args.out / (args.specialist_file if specialist else target.classifier)
     export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
     spec = ClassifierSpec(file=onnx_path.name, size=cfg.size, expand=cfg.expand, faces=faces,
                           colours=tuple(colours), sha256=sha256_of(onnx_path))
@@ -339,13 +359,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     target = target_of(args)
     manifest = existing_manifest(args.out, target)
-    det_spec, cls_spec, spec_spec = manifest.detector, manifest.classifier, manifest.specialist
+    det_spec, cls_spec, specialists = manifest.detector, manifest.classifier, manifest.specialists
     args.imgsz = args.imgsz or target.imgsz
     args.crop = args.crop or (cls_spec.size if args.stage == "specialist" else target.crop)
     if args.stage == "specialist":
         if target.kind == "card":
             raise SystemExit("the specialist reads dice faces; leave out --cards")
-        specialist_faces(args)
+        specialists = other_specialists(args, manifest)
         if args.crop != cls_spec.size:
             raise SystemExit(f"the specialist reads the classifier's own crops: give --crop {cls_spec.size}")
     torch_device, yolo_device = resolve_device(args.device)
@@ -357,13 +377,15 @@ def run(args: argparse.Namespace) -> int:
     if args.stage in ("all", "classifier"):
         cls_spec, sections["classifier"] = run_classifier(args, items, torch_device)
     if args.stage == "specialist":
-        spec_spec, sections["specialist"] = run_classifier(args, items, torch_device, specialist=True)
+        spec, section = run_classifier(args, items, torch_device, specialist=True)
+        specialists = (*specialists, spec)
+        sections[spec.file.removesuffix(".onnx")] = section
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = recipe(args, items)
     common = {"trained": now, "seed": args.seed, "data": data, "hardware": hardware(torch_device),
               "session_wall_s": round(time.time() - started, 1)}
     training = updated_record(manifest.training, sections, now, common)
-    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, spec_spec)
+    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, specialists)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
     return 0

@@ -145,7 +145,7 @@ def test_manifest_problems_are_reported(tiny_dir, tmp_path):
     (tmp_path / "dice-classifier.onnx").write_bytes((tiny_dir / "dice-classifier.onnx").read_bytes())
     m = ReaderManifest.load(tmp_path / "dice-reader.json")
     ReaderManifest(m.detector, m.classifier, m.threshold, m.training,
-                   ClassifierSpec(file="dice-specialist.onnx", size=48, faces=("プ", "2"))).save(tmp_path / "dice-reader.json")
+                   (ClassifierSpec(file="dice-specialist.onnx", size=48, faces=("プ", "2")),)).save(tmp_path / "dice-reader.json")
     with pytest.raises(ManifestError, match="specialist model .* is missing"):
         load_reader(tmp_path)
     (tmp_path / "dice-reader.json").write_text("{not json")
@@ -165,9 +165,10 @@ def test_a_specialist_in_the_manifest_is_loaded_used_and_benched(tiny_dir, tmp_p
     shutil.copytree(tiny_dir, models)
     tiny.build_specialist(models)
     reader = load_reader(models, threads=1, precision="f32")
-    assert reader.info["specialist"]["faces"] == ["プ", "2"] and reader.info["specialist"]["sha256"]
+    [info] = reader.info["specialists"]
+    assert info["faces"] == ["プ", "2"] and info["sha256"]
     faces = [d.face for d in reader.read(tiny.scene()).dice()]
-    assert faces[0] == "2" and [d.face for d in reader.without_specialist().read(tiny.scene()).dice()][0] == "プ"
+    assert faces[0] == "2" and [d.face for d in reader.without_specialists().read(tiny.scene()).dice()][0] == "プ"
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
     frames = tmp_path / "frames"
@@ -176,8 +177,8 @@ def test_a_specialist_in_the_manifest_is_loaded_used_and_benched(tiny_dir, tmp_p
     args = parser.parse_args(["--models", str(models), "--images", str(frames), "--frames", "1", "--runs", "2",
                               "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
     assert bench.run(args) == 0
-    assert "without the プ/2 specialist" in capsys.readouterr().out
-    assert "onnxruntime-f32_no_specialist" in json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
+    assert "without the specialists: プ/2" in capsys.readouterr().out
+    assert "onnxruntime-f32_no_specialists" in json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
 
 
 COMMITTED = DEFAULT_MODEL_DIR / "dice-reader.json"

@@ -134,22 +134,34 @@ def test_the_specialist_is_not_called_without_candidates_and_checks_its_output()
         ask_specialist(FakeSpecialist(out_faces=3), SPEC, DIE_FACES, tiny.scene(), boxes()[:1], p)
 
 
-def test_the_reader_asks_its_specialist_after_the_classifier() -> None:
-    manifest = replace(tiny.manifest(), specialist=SPEC)
-    reader = DiceReader(manifest, tiny.FakeDetector(), tiny.FakeClassifier(), specialist=FakeSpecialist())
+def test_the_reader_asks_its_specialists_after_the_classifier() -> None:
+    manifest = replace(tiny.manifest(), specialists=(SPEC,))
+    reader = DiceReader(manifest, tiny.FakeDetector(), tiny.FakeClassifier(), specialists=(FakeSpecialist(),))
     dice = reader.read(tiny.scene()).dice()
     # the blue die the classifier reads as プ (>0.99) is "2" to this specialist; green stays 2
     assert [d.face for d in dice][:2] == ["2", "2"] and dice[0].score == pytest.approx(0.9, abs=0.01)
-    assert reader.specialist.calls == [(3, 3, 48, 48)]  # blue, green and the grey tie; not the red wheel
-    assert reader.info["specialist"]["faces"] == ["プ", "2"]
-    assert reader.with_vocabulary(None).without_cards().specialist is reader.specialist
-    assert tiny.fake_reader().info["specialist"] is None
-    with pytest.raises(ManifestError, match="go together"):
+    assert reader.specialists[0].calls == [(3, 3, 48, 48)]  # blue, green and the grey tie; not the red wheel
+    assert reader.info["specialists"][0]["faces"] == ["プ", "2"]
+    assert reader.with_vocabulary(None).without_cards().specialists == reader.specialists
+    assert reader.without_specialists().specialists == () and tiny.fake_reader().info["specialists"] == []
+    with pytest.raises(ManifestError, match="one specialist model goes with each"):
         DiceReader(manifest, tiny.FakeDetector(), tiny.FakeClassifier())
-    with pytest.raises(ManifestError, match="go together"):
-        DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier(), specialist=FakeSpecialist())
+    with pytest.raises(ManifestError, match="one specialist model goes with each"):
+        DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier(), specialists=(FakeSpecialist(),))
     with pytest.raises(ManifestError, match="two or more of the classifier's faces"):
-        replace(tiny.manifest(), specialist=replace(SPEC, faces=("プ", "X")))
+        replace(tiny.manifest(), specialists=(replace(SPEC, faces=("プ", "X")),))
+
+
+def test_several_specialists_each_take_their_own_faces_in_turn() -> None:
+    wheel = ClassifierSpec(file="dice-specialist-wheel.onnx", size=48, faces=("wheel", "1"))
+    manifest = replace(tiny.manifest(), specialists=(SPEC, wheel))
+    first, second = FakeSpecialist(), FakeSpecialist()
+    dice = DiceReader(manifest, tiny.FakeDetector(), tiny.FakeClassifier(), specialists=(first, second)).read(tiny.scene()).dice()
+    assert len(first.calls) == 1 and second.calls == [(2, 3, 48, 48)]  # the red wheel and the grey tie (1/3 wheel)
+    red = [d for d in dice if d.colour == "red"]
+    assert red and red[0].face == "1"  # the second specialist read it as its second face
+    with pytest.raises(ManifestError, match="overlap"):
+        replace(tiny.manifest(), specialists=(SPEC, replace(wheel, faces=("2", "wheel"))))
 
 
 def test_with_a_look_the_specialist_reads_every_view_and_averages() -> None:

@@ -233,6 +233,28 @@ def test_a_training_run_keeps_the_records_it_did_not_make():
     assert old["created"] == "t0"  # the old record is left as it was
 
 
+def test_a_new_specialist_replaces_its_own_file_and_may_not_overlap_another():
+    import argparse
+
+    from vision.manifest import ClassifierSpec, DetectorSpec, ReaderManifest
+    from vision.train import add_arguments, other_specialists
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    kana = ClassifierSpec(file="dice-specialist.onnx", faces=("ブ", "プ"))
+    pips = ClassifierSpec(file="dice-specialist-pips.onnx", faces=("1", "2", "3", "4", "5", "6"))
+    manifest = ReaderManifest(DetectorSpec(), ClassifierSpec(), specialists=(kana, pips))
+    assert other_specialists(parser.parse_args([]), manifest) == (pips,)  # ブ,プ into dice-specialist.onnx again
+    args = parser.parse_args(["--specialist-faces", "ガ,カ", "--specialist-file", "dice-specialist-ga.onnx"])
+    assert other_specialists(args, manifest) == (kana, pips)
+    args = parser.parse_args(["--specialist-faces", "ブ,フ", "--specialist-file", "dice-specialist-fu.onnx"])
+    with pytest.raises(SystemExit, match="dice-specialist.onnx already reads ブ, プ"):
+        other_specialists(args, manifest)
+    for bad in ("sub/x.onnx", "x.pt", "dice-classifier.onnx"):
+        with pytest.raises(SystemExit, match="plain file name"):
+            other_specialists(parser.parse_args(["--specialist-file", bad]), manifest)
+
+
 def test_specialist_faces_are_checked():
     import argparse
 

@@ -187,5 +187,5 @@ def build_specialist(folder: Path) -> Path:
     (folder / "specialist-unused-detector.onnx").unlink()
     m = ReaderManifest.load(folder / "dice-reader.json")
     spec = ClassifierSpec(file=SPECIALIST_NAME, size=48, faces=SPECIALIST_FACES, sha256=sha256_of(folder / SPECIALIST_NAME))
-    ReaderManifest(m.detector, m.classifier, m.threshold, m.training, spec).save(folder / "dice-reader.json")
+    ReaderManifest(m.detector, m.classifier, m.threshold, m.training, (spec,)).save(folder / "dice-reader.json")
     return folder
