@@ -2,8 +2,9 @@
 
 Two ONNX models, run without torch: a single-class die detector on the letterboxed
 frame, then one batched call of the face/colour classifier on square crops cut from
-the full-resolution frame. When ``models/card-reader.json`` is present, the same pass
-also reads playing cards (:mod:`vision.card_reader`).
+the full-resolution frame. Specialists named in the manifest (the ブ/プ one) then re-read
+the dice that could show their faces. When ``models/card-reader.json`` is present, the
+same pass also reads playing cards (:mod:`vision.card_reader`).
 
     reader = load_reader()                 # models/ beside the package
     reading = reader.read(cv2.imread("table.jpg"))
@@ -260,7 +261,7 @@ def load_reader(
     cards: bool = True,
     card_threshold: float | None = None,
 ) -> DiceReader:
-    """Load ``dice-reader.json`` and its two ONNX models from ``model_dir`` (default ``models/``),
+    """Load ``dice-reader.json`` and its ONNX models from ``model_dir`` (default ``models/``),
     and the card reader (``card-reader.json``) beside them when it is there and ``cards`` is true.
 
     ``threshold`` overrides the manifest's reporting threshold (``card_threshold`` the card
