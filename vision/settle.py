@@ -189,6 +189,12 @@ def displacement(a: Box, b: Box) -> float:
     return dist / ((_size(a) + _size(b)) / 2)
 
 
+def is_still(a: Box, b: Box, config: SettleConfig) -> bool:
+    """Whether box ``b`` is box ``a`` not moved: closer than ``move_frac`` box sizes and
+    overlapping by ``min_iou``."""
+    return displacement(a, b) <= config.move_frac and iou(a, b) >= config.min_iou
+
+
 def pair_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> dict[int, int]:
     """``{i: j}``: each object ``cur[i]`` that sits still on ``prev[j]`` (closer than
     ``move_frac`` box sizes, overlapping by ``min_iou``). Greedy, nearest pairs first;
@@ -196,9 +202,8 @@ def pair_still(prev: Sequence[Detection], cur: Sequence[Detection], config: Sett
     pairs: list[tuple[float, int, int]] = []
     for i, c in enumerate(cur):
         for j, p in enumerate(prev):
-            d = displacement(p.box, c.box)
-            if d <= config.move_frac and iou(p.box, c.box) >= config.min_iou:
-                pairs.append((d, i, j))
+            if is_still(p.box, c.box, config):
+                pairs.append((displacement(p.box, c.box), i, j))
     pairs.sort()
     partner: dict[int, int] = {}
     taken: set[int] = set()
@@ -485,10 +490,7 @@ class Settler:
             self._faint_spots.popleft()
 
     def _seen_faint(self, box: Box) -> bool:
-        cfg = self.config
-        return any(
-            displacement(seen, box) <= cfg.move_frac and iou(seen, box) >= cfg.min_iou for _, seen in self._faint_spots
-        )
+        return any(is_still(seen, box, self.config) for _, seen in self._faint_spots)
 
     def _same_as_emitted(self, decided: Sequence[tuple[Detection, ObjectVote]]) -> bool:
         """Same objects, same places, same faces and colours as the last emission."""

@@ -114,6 +114,15 @@ def view_boxes(boxes: np.ndarray, view: View) -> tuple[np.ndarray, float]:
     return b, expand
 
 
+def view_crops(image: np.ndarray, boxes: np.ndarray, spec: ClassifierSpec, views: tuple[View, ...]) -> list[np.ndarray]:
+    """One batch of crops of ``boxes`` per view, cut as ``spec`` cuts them, shifted and scaled."""
+    crops = []
+    for view in views:
+        shifted, expand = view_boxes(boxes, view)
+        crops.append(crop_batch(image, shifted, spec.size, spec.expand + expand))
+    return crops
+
+
 def second_look(
     model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray,
     face_p: np.ndarray, colour_p: np.ndarray, look: Look = SECOND_LOOK,
@@ -130,11 +139,7 @@ def second_look(
     redo = np.flatnonzero((best >= low) & (best < high))
     if len(redo) == 0:
         return face_p, colour_p
-    b = np.asarray(boxes, np.float32)[redo]
-    crops = []
-    for view in look.views:
-        shifted, expand = view_boxes(b, view)
-        crops.append(crop_batch(image, shifted, spec.size, spec.expand + expand))
+    crops = view_crops(image, np.asarray(boxes, np.float32)[redo], spec, look.views)
     outputs = model.run(np.concatenate(crops))
     views = len(look.views)
     face_p, colour_p = face_p.copy(), colour_p.copy()
@@ -169,10 +174,7 @@ def ask_specialist(
     if len(ask) == 0:
         return face_p
     b = np.asarray(boxes, np.float32)[ask]
-    crops = [crop_batch(image, b, spec.size, spec.expand)]
-    for view in look.views if look is not None else ():
-        shifted, expand = view_boxes(b, view)
-        crops.append(crop_batch(image, shifted, spec.size, spec.expand + expand))
+    crops = [crop_batch(image, b, spec.size, spec.expand), *view_crops(image, b, spec, look.views if look else ())]
     out = model.run(np.concatenate(crops))[0]
     if out.shape != (len(crops) * len(ask), len(group)):
         raise ManifestError(f"specialist gave output {out.shape[1:]} per crop, manifest lists {len(group)} faces")
