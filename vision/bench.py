@@ -261,6 +261,8 @@ def run(args: argparse.Namespace) -> int:
         for b, reader in readers.items():
             fns[b] = reader.read
             fns[b + "_cards_only"] = lambda f, r=reader: r.cards.read_indices(f)
+            if reader.cards.turns > 1:
+                fns[b + "_cards_one_turn"] = lambda f, c=reader.cards.with_turns(1): c.read_indices(f)
         row.update(timed(fns, frames, args.runs, args.warmup))
         read = [some.read(f) for f in frames]
         row["read_per_frame"] = {"dice": float(np.mean([len(r.dice()) for r in read])),
@@ -271,6 +273,9 @@ def run(args: argparse.Namespace) -> int:
         for b in readers:
             r, c = row[b], row[b + "_cards_only"]
             print(f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms   (card stages alone {c['median_ms']:.1f} ms)")
+            if b + "_cards_one_turn" in row:
+                print(f"  cards/{b:<18} median {row[b + '_cards_one_turn']['median_ms']:6.1f} ms   (card stages reading each "
+                      f"index once, not at {readers[b].cards.turns} quarter turns)")
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0

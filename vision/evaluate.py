@@ -42,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where metrics.json and confusion.png go (default: runs/eval/<dataset>[-<split>])")
     parser.add_argument("--threshold", type=float, default=None, help="reporting threshold (default: the model's)")
     parser.add_argument("--card-threshold", type=float, default=None, help="card reporting threshold (default: the card model's)")
+    parser.add_argument("--card-turns", type=int, choices=(1, 2, 3, 4), default=None,
+                        help="read each card index this many ways, a quarter turn apart (default: the card model's)")
     parser.add_argument("--iou", type=float, default=0.5, help="IoU needed to match a die (default 0.5)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
     parser.add_argument("--precision", choices=PRECISIONS, default="auto",
@@ -144,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         items = items[: args.limit]
     try:
         reader = load_reader(args.models, threshold=args.threshold, backend=args.backend, precision=args.precision,
-                             card_threshold=args.card_threshold)
+                             card_threshold=args.card_threshold, card_turns=args.card_turns)
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref eval: cannot load the models: {exc}", file=sys.stderr)
         return 2

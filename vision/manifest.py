@@ -66,11 +66,20 @@ class ClassifierSpec:
     faces: tuple[str, ...] = DIE_FACES
     colours: tuple[str, ...] = ()
     sha256: str = ""
+    # Read each crop this many ways, a quarter turn apart, and average: only for a
+    # classifier trained on crops at every angle (card indices). 1: the crop as cut.
+    turns: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.turns <= 4:
+            raise ManifestError(f"classifier {self.file}: turns must be 1 to 4 quarter turns, got {self.turns}")
 
 
 def _spec_json(spec: ClassifierSpec) -> dict[str, Any]:
     out = asdict(spec)
     out["faces"], out["colours"] = list(spec.faces), list(spec.colours)
+    if spec.turns == 1:
+        del out["turns"]  # manifests written before turns existed stay as they were
     return out
 
 

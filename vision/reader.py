@@ -260,12 +260,13 @@ def load_reader(
     precision: str = "auto",
     cards: bool = True,
     card_threshold: float | None = None,
+    card_turns: int | None = None,
 ) -> DiceReader:
     """Load ``dice-reader.json`` and its ONNX models from ``model_dir`` (default ``models/``),
     and the card reader (``card-reader.json``) beside them when it is there and ``cards`` is true.
 
     ``threshold`` overrides the manifest's reporting threshold (``card_threshold`` the card
-    reader's); ``precision`` is passed to
+    reader's, ``card_turns`` its quarter turns per index); ``precision`` is passed to
     OpenVINO (``"auto"``: bf16 where the CPU has it, else f32; ``"f32"`` forces f32). Raises :class:`ManifestError`
     when the manifest or a model file is missing, or a file does not match its recorded hash.
     """
@@ -282,7 +283,7 @@ def load_reader(
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
         card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
         card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
-        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold)
+        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns)
     return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists)
 
 

@@ -47,15 +47,32 @@ def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFo
     return BoxesFound(boxes[ok], conf[ok])
 
 
-def classify_crops(model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both heads' probabilities (faces, colours) for each box, from one batched classifier call."""
+def classify_crops(
+    model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray, turns: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both heads' probabilities (faces, colours) for each box, from one batched classifier call.
+
+    With ``turns`` > 1 (default: ``spec.turns``) each crop is also read turned by 1 ..
+    ``turns`` - 1 quarter turns, and the readings are averaged. Only for a classifier
+    trained on crops at every angle, like the card-index one; a die's up face is read the
+    right way up, above its side faces.
+    """
+    turns = spec.turns if turns is None else turns
+    if not 1 <= turns <= 4:
+        raise ValueError(f"turns must be 1 to 4 quarter turns, got {turns}")
     if len(boxes) == 0:
         return np.zeros((0, len(spec.faces)), np.float32), np.zeros((0, max(1, len(spec.colours))), np.float32)
-    outputs = model.run(crop_batch(image, boxes, spec.size, spec.expand))
+    crops = crop_batch(image, boxes, spec.size, spec.expand)
+    if turns > 1:
+        crops = np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(2, 3)) for k in range(turns)]))
+    outputs = model.run(crops)
     face_p = outputs[0]
-    colour_p = outputs[1] if len(outputs) > 1 else np.zeros((len(boxes), 0), np.float32)
-    if face_p.shape != (len(boxes), len(spec.faces)):
+    colour_p = outputs[1] if len(outputs) > 1 else np.zeros((len(crops), 0), np.float32)
+    if face_p.shape != (len(crops), len(spec.faces)):
         raise ManifestError(f"classifier gave output {face_p.shape}, manifest lists {len(spec.faces)} classes")
+    if turns > 1:
+        face_p = face_p.reshape(turns, len(boxes), -1).mean(axis=0)
+        colour_p = colour_p.reshape(turns, len(boxes), -1).mean(axis=0)
     return face_p, colour_p
 
 

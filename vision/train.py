@@ -162,6 +162,7 @@ class Target:
     crop: int
     rotation: float  # classifier augmentation turn, degrees either way
     second_weight: float  # loss weight of the classifier's second head (colour, or suit)
+    turns: int = 1  # quarter turns each crop is read at (ClassifierSpec.turns): >1 only if trained at every angle
 
     @property
     def detector_pt(self) -> str:
@@ -172,7 +173,8 @@ DICE = Target("die", MANIFEST_NAME, DETECTOR_NAME, CLASSIFIER_NAME, DIE_FACES, 4
 # 512 px for cards: a corner index is a median 25 px (5 % under 10 px) in the synthetic
 # frames, 12 px at 416 and 14 px at 512; and any turn, since cards lie at every angle. The
 # suit counts as much as the rank (a first run at weight 0.5 read suits worse than ranks).
-CARDS = Target("card", CARD_MANIFEST_NAME, CARD_DETECTOR_NAME, CARD_CLASSIFIER_NAME, CARD_RANKS, 512, 40, 180.0, 1.0)
+# Trained at every angle, an index is read four ways a quarter turn apart (see the model card).
+CARDS = Target("card", CARD_MANIFEST_NAME, CARD_DETECTOR_NAME, CARD_CLASSIFIER_NAME, CARD_RANKS, 512, 40, 180.0, 1.0, 4)
 
 
 def target_of(args: argparse.Namespace) -> Target:
@@ -221,7 +223,8 @@ def existing_manifest(out: Path, target: Target = DICE) -> ReaderManifest:
             log(f"ignoring unreadable {path}: {exc}")
     if target.kind == "card":
         return ReaderManifest(DetectorSpec(file=target.detector, imgsz=target.imgsz),
-                              ClassifierSpec(file=target.classifier, size=target.crop, faces=CARD_RANKS, colours=CARD_SUITS))
+                              ClassifierSpec(file=target.classifier, size=target.crop, faces=CARD_RANKS, colours=CARD_SUITS,
+                                             turns=target.turns))
     return ReaderManifest(DetectorSpec(), ClassifierSpec())
 
 
@@ -317,7 +320,7 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
     onnx_path = args.out / (args.specialist_file if specialist else target.classifier)
     export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
     spec = ClassifierSpec(file=onnx_path.name, size=cfg.size, expand=cfg.expand, faces=faces,
-                          colours=tuple(colours), sha256=sha256_of(onnx_path))
+                          colours=tuple(colours), sha256=sha256_of(onnx_path), turns=1 if specialist else target.turns)
     heads = ("rank + suit heads" if target.kind == "card"
              else f"one head for {' / '.join(faces)}" if specialist else "face + colour heads")
     meta = {

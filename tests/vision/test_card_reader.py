@@ -168,3 +168,58 @@ def test_committed_card_models_on_rendered_cards():
                 sure += 1
                 assert c.face in truth, f"scene {i}: {c.face} read as sure, cards there: {sorted(truth)}"
     assert found >= 2 / 3 * total and sure >= 3  # measured: all 9 cards found, 6 read as sure
+
+
+def test_an_index_is_read_at_the_manifests_quarter_turns():
+    from dataclasses import replace
+
+    class Counting(tc.FakeCardClassifier):
+        def __init__(self) -> None:
+            self.shapes: list[tuple[int, ...]] = []
+
+        def run(self, x):
+            self.shapes.append(tuple(x.shape))
+            return super().run(x)
+
+    m = tc.manifest()
+    turned = replace(m, classifier=replace(m.classifier, turns=4))
+    model = Counting()
+    reader = CardReader(turned, tc.FakeCardDetector(), model)
+    assert reader.turns == 4 and reader.info["classifier"]["turns"] == 4
+    four = reader.read_indices(frame())
+    assert model.shapes == [(16, 3, 40, 40)]  # 4 indices x 4 turns, one call
+    assert [d.face for d in four] == [d.face for d in tc.fake_card_reader().read_indices(frame())]  # colour only: same
+    once = reader.with_turns(1)
+    once.read_indices(frame())
+    assert model.shapes[-1] == (4, 3, 40, 40) and once.threshold == reader.threshold
+    assert tc.fake_card_reader().turns == 1  # a manifest without turns reads each crop once
+    with pytest.raises(ValueError, match="quarter turns"):
+        reader.with_turns(0)
+
+
+def test_bench_times_the_card_stages_with_and_without_turns(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    import argparse
+
+    import cv2
+
+    from vision import bench
+
+    tiny.build_onnx(tmp_path)
+    tc.build_onnx(tmp_path)
+    path = tmp_path / "card-reader.json"
+    data = json.loads(path.read_text())
+    data["classifier"]["turns"] = 4
+    path.write_text(json.dumps(data))
+    assert load_reader(tmp_path, backend="onnxruntime").cards.turns == 4
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "scene.png"), frame())
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--models", str(tmp_path), "--images", str(frames), "--frames", "1", "--runs", "2",
+                              "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
+    assert bench.run(args) == 0
+    assert "not at 4 quarter turns" in capsys.readouterr().out
+    row = json.loads((tmp_path / "b.json").read_text())["sizes"]["1280x720_20_dice_3_cards"]
+    assert row["onnxruntime-f32_cards_one_turn"]["median_ms"] > 0

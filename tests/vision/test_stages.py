@@ -179,3 +179,56 @@ def test_with_a_look_the_specialist_reads_every_view_and_averages() -> None:
     out = ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:2], p, look=SECOND_LOOK)
     assert model.calls == [(2 * (1 + len(SECOND_LOOK.views)), 3, 48, 48)]
     assert np.allclose(out[:, [DIE_FACES.index("プ"), DIE_FACES.index("2")]], [[1 / 3, 2 / 3]] * 2)
+
+
+class TopHeavy:
+    """Reads face 0 surely when a crop's top half is brighter than its bottom half, face 1
+    when darker, and a tie when they match: it sees which way up a crop is."""
+
+    backend, version = "numpy", "test"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, ...]] = []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        self.calls.append(tuple(x.shape))
+        h = x.shape[2] // 2
+        lead = (x[:, :, :h].mean(axis=(1, 2, 3)) - x[:, :, h:].mean(axis=(1, 2, 3))) * 50.0
+        p0 = 1.0 / (1.0 + np.exp(-lead))
+        faces = np.stack([p0, 1.0 - p0], axis=1).astype(np.float32)
+        return [faces, np.full((len(x), 2), 0.5, np.float32)]
+
+
+def test_quarter_turns_average_the_readings_of_a_turned_crop() -> None:
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[20:50, 20:80] = 255  # the box's top half is white: upright, it reads face 0
+    box = np.array([[20, 20, 80, 80]], np.float32)
+    spec = ClassifierSpec(size=32, expand=1.0, faces=("up", "down"), colours=("a", "b"))
+    model = TopHeavy()
+    once, _ = classify_crops(model, spec, image, box)
+    assert once[0, 0] > 0.99 and model.calls == [(1, 3, 32, 32)]
+    two, _ = classify_crops(model, spec, image, box, turns=2)  # upright (face 0) + sideways (a tie)
+    assert two[0].tolist() == pytest.approx([0.75, 0.25], abs=1e-3) and model.calls[-1] == (2, 3, 32, 32)
+    turned = replace(spec, turns=4)  # the default comes from the manifest
+    four, colours = classify_crops(model, turned, image, np.repeat(box, 3, axis=0))
+    assert model.calls[-1] == (12, 3, 32, 32)  # one batched call for every turn of every box
+    assert four.shape == (3, 2) and colours.shape == (3, 2)
+    assert four[0].tolist() == pytest.approx([0.5, 0.5], abs=1e-3)  # up, tie, down, tie
+    three, _ = classify_crops(model, spec, image, box, turns=3)  # 0, 90 and 180 degrees: 1, 1/2, 0
+    assert three[0, 0] == pytest.approx(0.5, abs=1e-3)
+    with pytest.raises(ValueError, match="quarter turns"):
+        classify_crops(model, spec, image, box, turns=5)
+    assert classify_crops(model, turned, image, box[:0])[0].shape == (0, 2)
+
+
+def test_a_classifier_spec_keeps_its_turns_in_the_manifest() -> None:
+    from vision.manifest import DetectorSpec, ReaderManifest
+
+    plain = ReaderManifest(DetectorSpec(), ClassifierSpec())
+    assert "turns" not in plain.to_json()["classifier"]  # older manifests stay byte for byte
+    turned = ReaderManifest(DetectorSpec(), ClassifierSpec(turns=4))
+    assert turned.to_json()["classifier"]["turns"] == 4
+    assert ReaderManifest.from_json(turned.to_json()).classifier.turns == 4
+    assert ReaderManifest.from_json(plain.to_json()).classifier.turns == 1
+    with pytest.raises(ManifestError, match="turns must be 1 to 4"):
+        ClassifierSpec(turns=0)
