@@ -27,6 +27,7 @@ be right, and both readings are flagged uncertain.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -60,9 +61,13 @@ class CardReader:
         self.threshold = manifest.threshold if threshold is None else float(threshold)
         if not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"card threshold must be in [0, 1], got {self.threshold}")
-        self.turns = cls.turns if turns is None else int(turns)
-        if not 1 <= self.turns <= 4:
-            raise ValueError(f"card turns must be 1 to 4 quarter turns, got {self.turns}")
+        if turns is not None and turns != cls.turns:  # the spec checks the count
+            self.manifest = replace(manifest, classifier=replace(cls, turns=int(turns)))
+
+    @property
+    def turns(self) -> int:
+        """Quarter turns each index crop is read at (``classifier.turns`` in the manifest)."""
+        return self.manifest.classifier.turns
 
     @property
     def info(self) -> dict[str, Any]:
@@ -92,7 +97,7 @@ class CardReader:
         ``turns`` quarter turns of its crop: the classifier learnt indices at every angle, and
         on validation renders the mean of four readings was right more often, and more often
         sure, than one (see the model card)."""
-        return classify_crops(self.classifier, self.manifest.classifier, image, boxes, self.turns)
+        return classify_crops(self.classifier, self.manifest.classifier, image, boxes)
 
     def label(self, boxes: np.ndarray, rank_p: np.ndarray, suit_p: np.ndarray, box_scores: np.ndarray | None = None) -> tuple[Detection, ...]:
         """One ``card`` detection per index box, left to right (``box_scores``: the detector's)."""

@@ -34,6 +34,9 @@ CARD_CLASSIFIER_NAME = "card-classifier.onnx"
 FORMAT = 1
 
 
+QUARTER_TURNS = 4  # the most ways a crop is read (ClassifierSpec.turns): 0, 90, 180 and 270 degrees
+
+
 class ManifestError(ValueError):
     """The manifest is missing, unreadable or inconsistent with the model files."""
 
@@ -71,8 +74,8 @@ class ClassifierSpec:
     turns: int = 1
 
     def __post_init__(self) -> None:
-        if not 1 <= self.turns <= 4:
-            raise ManifestError(f"classifier {self.file}: turns must be 1 to 4 quarter turns, got {self.turns}")
+        if not 1 <= self.turns <= QUARTER_TURNS:
+            raise ManifestError(f"classifier {self.file}: turns must be 1 to {QUARTER_TURNS} quarter turns, got {self.turns}")
 
 
 def _spec_json(spec: ClassifierSpec) -> dict[str, Any]:

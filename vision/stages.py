@@ -15,7 +15,7 @@ import numpy as np
 from vision.backends import Model
 from vision.boxes import letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.crops import crop_batch
-from vision.manifest import ClassifierSpec, DetectorSpec, ManifestError
+from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
 
 MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
 
@@ -58,8 +58,8 @@ def classify_crops(
     right way up, above its side faces.
     """
     turns = spec.turns if turns is None else turns
-    if not 1 <= turns <= 4:
-        raise ValueError(f"turns must be 1 to 4 quarter turns, got {turns}")
+    if not 1 <= turns <= QUARTER_TURNS:
+        raise ValueError(f"turns must be 1 to {QUARTER_TURNS} quarter turns, got {turns}")
     if len(boxes) == 0:
         return np.zeros((0, len(spec.faces)), np.float32), np.zeros((0, max(1, len(spec.colours))), np.float32)
     crops = crop_batch(image, boxes, spec.size, spec.expand)
