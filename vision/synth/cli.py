@@ -18,7 +18,7 @@ import sys
 
 from vision.synth.card_layout import LAYOUTS, CardOptions
 from vision.synth.card_scene import CardSceneConfig, check_config
-from vision.synth.scene import SceneConfig
+from vision.synth.scene import MARBLED, SceneConfig
 from vision.synth.sets import GAMES
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES
 from vision.synth.writer import default_workers, write_dataset
@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layouts", help=f"with --cards or --mixed: comma-separated card layouts (default: {','.join(LAYOUTS)})")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
     parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
+    parser.add_argument("--marbled", type=float, default=None, metavar="P",
+                        help="share of marbled bodies among pips and Liar's dice that are not translucent "
+                             "(default 0.15; more to train on the dice that read worst)")
     parser.add_argument("--width", type=int, help="image width (with --height; default: random webcam sizes)")
     parser.add_argument("--height", type=int, help="image height")
     parser.add_argument("--quality", type=int, default=95, help="JPEG quality of the written images")
@@ -61,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
         print("tableref synth: --dice-sets needs dice in the scenes (not --cards)", file=sys.stderr)
         return 2
     dice_sets = tuple(s.strip() for s in sets_arg.split(",") if s.strip()) if sets_arg else None
+    marbled = getattr(args, "marbled", None)
+    if marbled is not None and cards:
+        print("tableref synth: --marbled needs dice in the scenes (not --cards)", file=sys.stderr)
+        return 2
     families = HELDOUT_FAMILIES if args.heldout else (tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None)
     layouts = tuple(s.strip() for s in layouts_arg.split(",") if s.strip()) if layouts_arg else None
     config: SceneConfig | CardSceneConfig
@@ -68,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         config = CardSceneConfig(width=args.width, height=args.height, table_families=families, heldout=args.heldout, layouts=layouts)
     else:
         card_options = CardOptions(layouts=layouts, heldout=args.heldout) if mixed else None
-        config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options, dice_sets=dice_sets)
+        config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options, dice_sets=dice_sets,
+                             marbled=MARBLED if marbled is None else marbled)
     try:
         from vision.synth.scene import _check
 

@@ -64,6 +64,7 @@ __all__ = [
 SYNTH_VERSION = "1.0"
 RESOLUTIONS: tuple[tuple[int, int], ...] = ((640, 480), (1280, 720), (640, 640))
 _RES_P = (0.45, 0.4, 0.15)
+MARBLED = 0.15  # default share of marbled bodies among pips and Liar's dice that are not translucent
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class SceneConfig:
     min_visible: float = 0.6  # fraction of the up face that must be visible to label a die
     cards: CardOptions | None = None  # playing cards on the table too; None = dice only
     dice_sets: tuple[str, ...] | None = None  # random dice from these game sets only (sets.GAMES); None = all
+    marbled: float = MARBLED  # chance a pips or Liar's die that is not translucent has a marbled body
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -94,6 +96,8 @@ class SceneConfig:
             del out["cards"]["hand"]  # as did a card config before hands could be asked for
         if self.dice_sets is None:
             del out["dice_sets"]
+        if self.marbled == MARBLED:
+            del out["marbled"]
         return out
 
 
@@ -118,6 +122,8 @@ class _Die:
 
 
 def _check(config: SceneConfig) -> None:
+    if not 0.0 <= config.marbled <= 1.0:
+        raise BadSceneConfig(f"marbled share {config.marbled} out of range 0..1")
     if (config.width is None) != (config.height is None):
         raise BadSceneConfig("give both width and height, or neither")
     if config.width is not None and not (32 <= config.width <= 4096 and 32 <= int(config.height or 0) <= 4096):
@@ -155,7 +161,9 @@ def _resolve(rng: np.random.Generator, spec: DieSpec) -> DieSpec:
     return DieSpec(spec.design, colour, face)
 
 
-def _material(rng: np.random.Generator, colour: str, allow_fancy: bool) -> tuple[Material, np.ndarray | None, str]:
+def _material(
+    rng: np.random.Generator, colour: str, allow_fancy: bool, marbled: float = MARBLED,
+) -> tuple[Material, np.ndarray | None, str]:
     base = srgb_to_linear(np.array(body_rgb(colour), np.float32) / 255.0)
     base = np.clip(base * (1.0 + rng.normal(0.0, 0.06, 3)) * float(rng.uniform(0.88, 1.1)), 0.0, 1.0).astype(np.float32)
     r = rng.random()
@@ -166,7 +174,7 @@ def _material(rng: np.random.Generator, colour: str, allow_fancy: bool) -> tuple
     trans, vein, swirl, amount = 0.0, None, None, 0.0
     if allow_fancy and colour not in ("white", "black", "ivory") and rng.random() < 0.18:
         kind, trans = "translucent", float(rng.uniform(0.3, 0.8))
-    elif allow_fancy and rng.random() < 0.15:
+    elif allow_fancy and rng.random() < marbled:  # one draw whatever the share: other renders stay as they were
         kind = "marbled"
         other = str(rng.choice([c for c in BODY_COLOURS if c != colour]))
         vein = srgb_to_linear(np.array(body_rgb(other), np.float32) / 255.0) * 0.7 + base * 0.3
@@ -590,7 +598,8 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         atlas_tex = int(np.clip(2.0 * die_px * w / 640.0 * d.half * 2.0 / die_mm, 24, 128)) // 8 * 8
         faces = ("blank",) * 6 if blank else DESIGNS[s.design].faces
         atlas = make_atlas(rng, faces, s.colour or "white", s.design, atlas_tex)
-        mat, swirl, mkind = _material(rng, s.colour or "white", allow_fancy=s.design in ("pips", "liars") and not blank)
+        mat, swirl, mkind = _material(rng, s.colour or "white", allow_fancy=s.design in ("pips", "liars") and not blank,
+                                      marbled=config.marbled)
         if blank:
             mat = dataclasses.replace(mat, vein=None)
             swirl = None

@@ -156,3 +156,21 @@ def test_opposite_pip_faces_sum_to_seven() -> None:
     for i, (axis, sign) in enumerate(SIDES):
         j = SIDES.index((axis, -sign))
         assert int(faces[i]) + int(faces[j]) == 7
+
+
+def test_the_marbled_share_changes_only_the_bodies() -> None:
+    for seed in range(3):
+        cfg = dict(SMALL, dice_sets=("pips", "liars"))
+        none = render_scene(_rng(seed), SceneConfig(**cfg, marbled=0.0)).meta["dice"]
+        every = render_scene(_rng(seed), SceneConfig(**cfg, marbled=1.0)).meta["dice"]
+        usual = render_scene(_rng(seed), SceneConfig(**cfg)).meta["dice"]
+        assert not any(d["marbled"] for d in none)
+        fancy = [d for d in every if d["labelled"] and d["design"] in ("pips", "liars")]
+        assert fancy and all(d["material"] in ("marbled", "translucent") for d in fancy)
+        # one random draw whatever the share: the same dice, faces and boxes in every render
+        for other in (every, usual):
+            assert [(d["face"], d["box"]) for d in other] == [(d["face"], d["box"]) for d in none]
+    assert "marbled" not in SceneConfig().to_json()  # configs written before the option read the same
+    assert SceneConfig(marbled=0.6).to_json()["marbled"] == 0.6
+    with pytest.raises(BadSceneConfig, match="marbled"):
+        render_scene(_rng(0), SceneConfig(**SMALL, marbled=1.5))

@@ -63,6 +63,9 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys) -> None:
     assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--dice-sets", "poker", "--quiet"]) == 2
     assert "unknown dice set 'poker'" in capsys.readouterr().err
     assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--cards", "--dice-sets", "nine", "--quiet"]) == 2
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--cards", "--marbled", "0.5", "--quiet"]) == 2
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--marbled", "2", "--quiet"]) == 2
+    assert "marbled share 2.0 out of range" in capsys.readouterr().err
 
 
 def test_workers_do_not_change_a_byte(tmp_path: Path) -> None:
