@@ -212,6 +212,7 @@ def test_bench_times_the_card_stages_with_and_without_turns(tmp_path, capsys):
     data["classifier"]["turns"] = 4
     path.write_text(json.dumps(data))
     assert load_reader(tmp_path, backend="onnxruntime").cards.turns == 4
+    assert load_reader(tmp_path, backend="onnxruntime", card_turns=1).cards.turns == 1  # eval --card-turns 1
     frames = tmp_path / "frames"
     frames.mkdir()
     cv2.imwrite(str(frames / "scene.png"), frame())
