@@ -26,7 +26,7 @@ from vision.confusion_plot import save_confusion
 from vision.datasets import DatasetError, LabelledImage, load_dataset
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
-from vision.manifest import ManifestError
+from vision.manifest import QUARTER_TURNS, ManifestError
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, score
@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where metrics.json and confusion.png go (default: runs/eval/<dataset>[-<split>])")
     parser.add_argument("--threshold", type=float, default=None, help="reporting threshold (default: the model's)")
     parser.add_argument("--card-threshold", type=float, default=None, help="card reporting threshold (default: the card model's)")
-    parser.add_argument("--card-turns", type=int, choices=(1, 2, 3, 4), default=None,
+    parser.add_argument("--card-turns", type=int, choices=range(1, QUARTER_TURNS + 1), default=None,
                         help="read each card index this many ways, a quarter turn apart (default: the card model's)")
     parser.add_argument("--iou", type=float, default=0.5, help="IoU needed to match a die (default 0.5)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
