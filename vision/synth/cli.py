@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
     parser.add_argument("--marbled", type=float, default=None, metavar="P",
                         help="share of marbled bodies among pips and Liar's dice that are not translucent "
-                             "(default 0.15; more to train on the dice that read worst)")
+                             f"(default {MARBLED}; more to train on the dice that read worst)")
     parser.add_argument("--width", type=int, help="image width (with --height; default: random webcam sizes)")
     parser.add_argument("--height", type=int, help="image height")
     parser.add_argument("--quality", type=int, default=95, help="JPEG quality of the written images")
