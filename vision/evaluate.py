@@ -103,7 +103,7 @@ def report(name: str, metrics: Metrics, times: list[float]) -> str:
     m = metrics
     lines = [
         f"dataset {name}: {m.images} images, {m.gt_dice} dice",
-        f"  detection  recall {_pct(m.recall)} ({m.matched}/{m.gt_dice})   precision {_pct(m.precision)} ({m.matched}/{m.predicted})   IoU >= {m.iou_threshold}",
+        f"  detection  recall {_pct(m.recall)} ({m.matched}/{m.gt_dice})   precision {_pct(m.precision)} ({m.matched}/{m.predicted}; {m.extra_sure} extra read surely)   IoU >= {m.iou_threshold}",
         f"  face       accuracy {_pct(m.face_accuracy_matched)} of matched dice, {_pct(m.face_accuracy_all)} of all dice",
         f"  uncertain  {m.uncertain} flagged; confident readings right {_pct(None if not m.confident_matched else m.confident_correct / m.confident_matched)} ({m.confident_correct}/{m.confident_matched})",
         f"  colour     accuracy {_pct(m.colour_accuracy)} ({m.colour_correct}/{m.colour_evaluated} matched dice with a colour label)",
@@ -121,7 +121,7 @@ def card_report(name: str, cm: CardMetrics) -> str:
     conf = None if not c.confident_matched else c.confident_correct / c.confident_matched
     lines = [
         f"cards in {name}: {c.gt_dice} labelled corner indices in {cm.scenes} images with cards",
-        f"  detection  recall {_pct(c.recall)} ({c.matched}/{c.gt_dice})   precision {_pct(c.precision)} ({c.matched}/{c.predicted})   IoU >= {c.iou_threshold}",
+        f"  detection  recall {_pct(c.recall)} ({c.matched}/{c.gt_dice})   precision {_pct(c.precision)} ({c.matched}/{c.predicted}; {c.extra_sure} extra read surely)   IoU >= {c.iou_threshold}",
         f"  rank       accuracy {_pct(r.face_accuracy_matched)} of matched indices, {_pct(r.face_accuracy_all)} of all",
         f"  suit       accuracy {_pct(s.face_accuracy_matched)} of matched indices, {_pct(s.face_accuracy_all)} of all",
         f"  card       rank and suit right {_pct(c.face_accuracy_matched)} of matched indices",
@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         written.append(out / "confusion.png")
         print(report(name, metrics, times))
     elif metrics.predicted:
-        print(f"dice in {name}: none labelled, {metrics.predicted} read (false detections)")
+        print(f"dice in {name}: none labelled, {metrics.predicted} read (false detections; {metrics.extra_sure} read surely)")
     if card_metrics is not None:
         save_confusion(card_metrics.rank.confusion, out / "card-rank-confusion.png", f"{name}: card rank confusion (rows: truth, cols: read)")
         save_confusion(card_metrics.suit.confusion, out / "card-suit-confusion.png", f"{name}: card suit confusion (rows: truth, cols: read)")

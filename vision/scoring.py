@@ -111,6 +111,7 @@ class Metrics:
     uncertain: int
     confident_correct: int
     confident_matched: int
+    extra_sure: int  # predictions matching no labelled object, yet not flagged uncertain
     per_face: tuple[tuple[str, FaceStats], ...]
     confusion: Confusion
     iou_threshold: float
@@ -149,6 +150,7 @@ class Metrics:
                 "matched": self.matched,
                 "recall": self.recall,
                 "precision": self.precision,
+                "extra_sure": self.extra_sure,
             },
             "face": {
                 "correct": self.face_correct,
@@ -193,7 +195,7 @@ def score(
     rows, cols = labels + (EXTRA,), labels + (MISSED,)
     cm = np.zeros((len(rows), len(cols)), dtype=np.int64)
     stats = {f: [0, 0, 0] for f in labels}
-    totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0)
+    totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
     for g, p, m in per_image:
         totals["gt"] += len(g)
         totals["pred"] += len(p)
@@ -224,6 +226,7 @@ def score(
         for pi, o in enumerate(p):
             if pi not in matched_p:
                 cm[rows.index(EXTRA), cols.index(o.face)] += 1
+                totals["extra_sure"] += not o.uncertain
         totals["exact"] += len(m) == len(g) == len(p) and correct_here == len(g)
 
     return Metrics(
@@ -238,6 +241,7 @@ def score(
         uncertain=totals["unc"],
         confident_correct=totals["conf_ok"],
         confident_matched=totals["conf_n"],
+        extra_sure=totals["extra_sure"],
         per_face=tuple((f, FaceStats(*stats[f])) for f in labels if stats[f][0]),
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,

@@ -45,6 +45,13 @@ def test_counts_and_rates():
     assert (m.colour_evaluated, m.colour_correct) == (2, 1)  # only image 1 has colour labels
     assert m.scenes_exact == 2 and m.scene_exact_rate == pytest.approx(2 / 3)  # the empty scene counts as exact
     assert m.uncertain == 1 and (m.confident_matched, m.confident_correct) == (3, 3)
+    assert m.extra_sure == 1 and m.to_json()["detection"]["extra_sure"] == 1  # image 2's stray 2
+
+
+def test_extra_sure_counts_only_unflagged_strays():
+    phantoms = [([], [die("3", (0, 0, 10, 10), None, 0.95), die("5", (20, 0, 30, 10), None, 0.4, True)])]
+    m = score(phantoms + [([die("4", (0, 0, 10, 10))], [die("4", (0, 0, 10, 10), None, 0.9)])])
+    assert (m.predicted, m.matched, m.uncertain, m.extra_sure) == (3, 1, 1, 1)
 
 
 def test_per_face_and_confusion():
