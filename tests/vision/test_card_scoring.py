@@ -88,3 +88,20 @@ def test_eval_cli_says_when_cards_are_not_scored(tmp_path, capsys):
     data = write_card_set(tmp_path / "set")
     assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "e")]) == 0
     assert "no card model is loaded" in capsys.readouterr().out
+
+
+def test_eval_cli_counts_cards_read_on_a_set_without_cards(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    tc.build_onnx(models)
+    data = write_card_set(tmp_path / "set")
+    line = json.loads((data / "annotations.jsonl").read_text())
+    line["objects"] = []  # the same painted cards, unlabelled: every card read is a phantom
+    (data / "annotations.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    out = tmp_path / "eval"
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    doc = json.loads((out / "metrics.json").read_text())
+    assert doc["cards"] is None
+    assert doc["cards_read_unlabelled"] == {"read": 3, "read_surely": 2}  # QH and 7S sure, KD not
+    assert "cards in set: none labelled, 3 read (false detections; 2 read surely)" in text
