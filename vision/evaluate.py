@@ -164,8 +164,10 @@ def run(args: argparse.Namespace) -> int:
     metrics = score(pairs, args.iou)
     has_cards = any(item.cards() for item in items)
     card_metrics = score_cards(card_items, args.iou) if has_cards and reader.cards is not None else None
-    # On a set with no cards, every card read is a phantom: on a dice table it would show up.
-    stray_cards = [o for _, _, merged in card_items for o in merged] if not has_cards and reader.cards is not None else []
+    stray_cards: dict[str, int] | None = None  # on a set with no cards, every card read is a phantom
+    if not has_cards and reader.cards is not None:
+        stray = [o for _, _, merged in card_items for o in merged]
+        stray_cards = {"read": len(stray), "read_surely": sum(not o.uncertain for o in stray)}
     doc: dict[str, Any] = {
         "dataset": str(args.dataset),
         "split": args.split,
@@ -176,8 +178,8 @@ def run(args: argparse.Namespace) -> int:
         **metrics.to_json(),
         "cards": None if card_metrics is None else card_metrics.to_json(),
     }
-    if not has_cards and reader.cards is not None:
-        doc["cards_read_unlabelled"] = {"read": len(stray_cards), "read_surely": sum(not o.uncertain for o in stray_cards)}
+    if stray_cards is not None:
+        doc["cards_read_unlabelled"] = stray_cards
     (out / "metrics.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     written = [out / "metrics.json"]
     dice_report = bool(metrics.gt_dice) or not has_cards  # its own block prints the speed
@@ -192,9 +194,9 @@ def run(args: argparse.Namespace) -> int:
         save_confusion(card_metrics.suit.confusion, out / "card-suit-confusion.png", f"{name}: card suit confusion (rows: truth, cols: read)")
         written += [out / "card-rank-confusion.png", out / "card-suit-confusion.png"]
         print(card_report(name, card_metrics))
-    elif stray_cards:
-        print(f"cards in {name}: none labelled, {len(stray_cards)} read (false detections; "
-              f"{doc['cards_read_unlabelled']['read_surely']} read surely)")
+    elif stray_cards and stray_cards["read"]:
+        print(f"cards in {name}: none labelled, {stray_cards['read']} read "
+              f"(false detections; {stray_cards['read_surely']} read surely)")
     elif has_cards:
         print(f"tableref eval: {name} has playing cards but no card model is loaded (models/card-reader.json); cards not scored")
     if times and not dice_report:
