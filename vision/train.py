@@ -4,6 +4,7 @@
     tableref train --resume                  # continue both stages where they stopped
     tableref train --cards --synth data/cards-train --synth data/mixed-train   # the card reader
     tableref train --stage specialist --no-real --synth data/synth-nine ...      # the ブ/プ specialist
+    tableref train --stage classifier --average runs/C/classifier/best.pt --average ...  # a weight average
 
 Writes ``models/dice-detector.onnx``, ``models/dice-classifier.onnx``, the detector's
 PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref bench``) and
@@ -14,7 +15,9 @@ rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
 specialist: the same network on the same crops, for the few faces of
 ``--specialist-faces``, written to ``--specialist-file`` (``models/dice-specialist.onnx``)
 and recorded in the dice manifest beside any others (one per group of faces). Training
-runs live under ``runs/`` and resume from their last checkpoint. The real-tray ``test`` split is never read here.
+runs live under ``runs/`` and resume from their last checkpoint. ``--average`` trains
+nothing: the classifier becomes the mean of the weights of runs fine-tuned from one
+checkpoint (written to ``runs/classifier-average/best.pt``). The real-tray ``test`` split is never read here.
 
 Needs the training extra (ultralytics, torch, onnx, onnxslim); torch and Ultralytics are
 imported only once training starts, and a CUDA GPU is used when present.
@@ -98,6 +101,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--init", type=Path, metavar="PT",
                         help="continue a finished detector run from these weights with a new schedule of --epochs")
     parser.add_argument("--cache", action="store_true", help="keep decoded detector images in RAM")
+    parser.add_argument("--average", type=Path, action="append", default=[], metavar="PT",
+                        help="with --stage classifier: train nothing, average these classifier checkpoints' "
+                             "weights (runs fine-tuned from one checkpoint) and export that; give it 2+ times")
 
 
 def log(msg: str) -> None:
@@ -335,6 +341,45 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
     return spec, meta
 
 
+def run_average(args, manifest: ReaderManifest) -> tuple[ClassifierSpec, dict[str, Any]]:
+    """The classifier as the mean of the weights of ``--average`` checkpoints, exported at
+    ``--crop`` (default: the first checkpoint's crop size). The manifest's previous
+    classifier record moves to the new record's ``previous_runs``."""
+    from vision import train_classifier as tc
+
+    target = target_of(args)
+    missing = [str(p) for p in args.average if not p.is_file()]
+    if missing:
+        raise SystemExit(f"tableref train: no such checkpoint: {', '.join(missing)}")
+    run_dir = args.runs / (("card-classifier" if target.kind == "card" else "classifier") + "-average")
+    try:
+        record = tc.average_checkpoints(args.average, run_dir / "best.pt")
+    except ValueError as exc:
+        raise SystemExit(f"tableref train: {exc}") from None
+    if tuple(record["faces"]) != tuple(target.faces):
+        raise SystemExit(f"tableref train: the checkpoints read {record['faces']}, not the {target.kind} "
+                         f"classifier's classes {list(target.faces)}")
+    first = record["averaged_from"][0]
+    size = args.crop or first["config"]["size"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / target.classifier
+    export = tc.export_classifier(run_dir / "best.pt", onnx_path, size)
+    spec = ClassifierSpec(file=onnx_path.name, size=size, expand=first["config"].get("expand", 1.25),
+                          faces=tuple(record["faces"]), colours=tuple(record["colours"]), sha256=sha256_of(onnx_path),
+                          turns=target.turns)
+    previous = dict(manifest.training.get("classifier", {}))
+    earlier = previous.pop("previous_runs", [])
+    section = {
+        "architecture": f"the mean of {len(args.average)} runs' weights (a uniform model soup) of one network: "
+                        f"3x3 stem + 3 residual blocks, {'rank + suit' if target.kind == 'card' else 'face + colour'} heads, "
+                        f"at {size} px crops",
+        "averaged_from": record["averaged_from"],
+        "export": export,
+        "previous_runs": ([previous] if previous else []) + list(earlier),
+    }
+    return spec, section
+
+
 def updated_record(
     previous: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]], now: str, common: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -355,6 +400,8 @@ def updated_record(
 
 def run(args: argparse.Namespace) -> int:
     started = time.time()
+    if args.average:
+        return run_averaged(args, started)
     try:
         items = gather(args)
     except DatasetError as exc:
@@ -391,4 +438,23 @@ def run(args: argparse.Namespace) -> int:
     manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, specialists)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
+    return 0
+
+
+def run_averaged(args: argparse.Namespace, started: float) -> int:
+    """``--average``: write the averaged classifier and its record; nothing is trained."""
+    if args.stage != "classifier":
+        print("tableref train: --average makes a classifier: give --stage classifier", file=sys.stderr)
+        return 2
+    target = target_of(args)
+    manifest = existing_manifest(args.out, target)
+    spec, section = run_average(args, manifest)
+    now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    common = {"trained": now, "data": "each averaged run's own (see averaged_from and the model card)",
+              "hardware": hardware("cpu"), "session_wall_s": round(time.time() - started, 1)}
+    training = updated_record(manifest.training, {"classifier": section}, now, common)
+    manifest = ReaderManifest(manifest.detector, spec, manifest.threshold, training, manifest.specialists)
+    manifest.save(args.out / target.manifest)
+    log(f"wrote {args.out / target.manifest}: the classifier is the mean of {len(args.average)} checkpoints "
+        f"({time.time() - started:.0f} s)")
     return 0

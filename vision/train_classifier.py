@@ -32,6 +32,7 @@ from vision.augment import AugmentConfig, augment, context_crop, context_size
 from vision.crops import square_crop
 from vision.datasets import LabelledImage
 from vision.detections import CARD_RANKS, DIE_FACES
+from vision.manifest import sha256_of
 
 IGNORE = -100  # torch's cross-entropy ignore_index: "no colour label"
 
@@ -398,7 +399,45 @@ def export_classifier(checkpoint: Path, out: Path, size: int) -> dict[str, Any]:
     err = max(float(np.abs(g - w.numpy()).max()) for g, w in zip(got, want))
     if err > 1e-4:
         raise RuntimeError(f"ONNX export of the classifier disagrees with torch by {err}")
+    if "averaged_from" in ckpt:
+        return {"averaged_from": len(ckpt["averaged_from"]), "max_abs_err_vs_torch": err}
     return {"epoch": int(ckpt["epoch"]), "max_abs_err_vs_torch": err, "history_best": ckpt["best"]}
+
+
+def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, Any]:
+    """Average the weights of classifier checkpoints (a uniform "model soup") into ``out``.
+
+    Runs fine-tuned from one checkpoint stay in one basin of the loss, where the mean of
+    their weights reads about as well as the three networks' averaged outputs, at one
+    network's cost (measured: see the model card). BatchNorm's running statistics are
+    averaged with the weights. Every checkpoint must have the same classes and width;
+    crop sizes may differ (the network is convolutions and a global pool). Returns the
+    ingredients' record (path, sha256, epoch, best validation score, config) and the two
+    heads' classes.
+    """
+    import torch
+
+    if len(paths) < 2:
+        raise ValueError("give two or more checkpoints to average")
+    ckpts = [torch.load(p, map_location="cpu", weights_only=False) for p in paths]
+    first = ckpts[0]
+
+    def shape(ckpt: dict[str, Any]) -> tuple[Any, ...]:
+        return (list(ckpt.get("faces", DIE_FACES)), list(ckpt["colours"]), ckpt["config"].get("width", 1.0),
+                {k: tuple(v.shape) for k, v in ckpt["model"].items()})
+
+    for path, ckpt in zip(paths[1:], ckpts[1:]):
+        if shape(ckpt) != shape(first):
+            raise ValueError(f"{path} is another network than {paths[0]} (classes, width or layers differ): "
+                             "only runs of one network can be averaged")
+    model = {k: (sum(c["model"][k] for c in ckpts) / len(ckpts)) if v.is_floating_point() else v
+             for k, v in first["model"].items()}
+    ingredients = [{"path": str(p), "sha256": sha256_of(Path(p)), "epoch": int(c["epoch"]), "best_val": c.get("best"),
+                    "config": c["config"]} for p, c in zip(paths, ckpts)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": model, "faces": list(first.get("faces", DIE_FACES)), "colours": list(first["colours"]),
+                "config": first["config"], "averaged_from": ingredients}, out)
+    return {"averaged_from": ingredients, "faces": list(first.get("faces", DIE_FACES)), "colours": list(first["colours"])}
 
 
 def face_counts(crops: CropSet, faces: Sequence[str] = DIE_FACES) -> dict[str, int]:

@@ -312,3 +312,79 @@ def test_card_target_defaults(tmp_path):
         {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "card", "face": "AS", "box": [0, 0, 5, 5]}]}) + "\n")
     items = gather(args)  # no real tray photos for cards, even though --no-real was not given
     assert [source for source, *_ in items] == ["synth0"]
+
+
+def test_average_makes_only_a_classifier(tmp_path, capsys):
+    import argparse
+
+    from vision.train import add_arguments, run
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--stage", "detector", "--average", "a.pt", "--average", "b.pt",
+                              "--out", str(tmp_path / "models"), "--runs", str(tmp_path / "runs")])
+    assert run(args) == 2
+    assert "give --stage classifier" in capsys.readouterr().err
+    assert not (tmp_path / "models").exists()
+    args = parser.parse_args(["--stage", "classifier", "--average", str(tmp_path / "a.pt"), "--average",
+                              str(tmp_path / "b.pt"), "--out", str(tmp_path / "models")])
+    with pytest.raises(SystemExit, match="no such checkpoint: .*a.pt, .*b.pt"):
+        run(args)
+
+
+def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
+    """``tableref train --average``: the soup's weights are the runs' mean, exported and recorded."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnxruntime")
+    import argparse
+
+    from vision.manifest import ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
+    from vision.train import add_arguments, run
+    from vision.train_classifier import build_model
+
+    def checkpoint(name: str, seed: int, width: float = 1.0, size: int = 48) -> Path:
+        torch.manual_seed(seed)
+        net = build_model(len(DIE_FACES), 2, width)
+        for m in net.modules():  # BatchNorm statistics as a trained run has them, not the defaults
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-1, 1)
+                m.running_var.uniform_(0.5, 2)
+        path = tmp_path / name
+        torch.save({"model": net.state_dict(), "faces": list(DIE_FACES), "colours": ["blue", "red"], "epoch": 3,
+                    "best": 0.5, "config": {"size": size, "expand": 1.25, "width": width}}, path)
+        return path
+
+    a, b = checkpoint("a.pt", 1), checkpoint("b.pt", 2, size=56)
+    models = tmp_path / "models"
+    models.mkdir()
+    old = {"classifier": {"epochs": 24, "previous_runs": [{"epochs": 12}]}, "threshold": {"value": 0.8}}
+    ReaderManifest(DetectorSpec(sha256="d" * 64), ClassifierSpec(), 0.8, old).save(models / "dice-reader.json")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--stage", "classifier", "--average", str(a), "--average", str(b),
+                              "--out", str(models), "--runs", str(tmp_path / "runs")])
+    assert run(args) == 0
+
+    soup = torch.load(tmp_path / "runs" / "classifier-average" / "best.pt", weights_only=False)
+    wa, wb = (torch.load(p, weights_only=False)["model"] for p in (a, b))
+    for k, v in soup["model"].items():
+        want = (wa[k] + wb[k]) / 2 if v.is_floating_point() else wa[k]
+        assert torch.equal(v, want), k
+    m = ReaderManifest.load(models / "dice-reader.json")
+    assert m.detector.sha256 == "d" * 64 and m.threshold == 0.8  # the rest of the reader is kept
+    assert m.classifier.size == 48 and m.classifier.colours == ("blue", "red")  # the first run's crop size
+    assert m.classifier.sha256 == sha256_of(models / "dice-classifier.onnx")
+    record = m.training["classifier"]
+    assert [r["sha256"] for r in record["averaged_from"]] == [sha256_of(a), sha256_of(b)]
+    assert record["previous_runs"] == [{"epochs": 24}, {"epochs": 12}]
+    assert record["export"]["max_abs_err_vs_torch"] < 1e-4 and m.training["threshold"] == {"value": 0.8}
+
+    wide = checkpoint("wide.pt", 3, width=1.5)
+    args = parser.parse_args(["--stage", "classifier", "--average", str(a), "--average", str(wide),
+                              "--out", str(models), "--runs", str(tmp_path / "runs")])
+    with pytest.raises(SystemExit, match="another network"):
+        run(args)
+    args = parser.parse_args(["--stage", "classifier", "--average", str(a), "--out", str(models)])
+    with pytest.raises(SystemExit, match="two or more"):
+        run(args)
+    assert ReaderManifest.load(models / "dice-reader.json").classifier == m.classifier  # untouched by the refusals
