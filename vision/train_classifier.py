@@ -285,7 +285,8 @@ def train_classifier(
         ckpt = load_compatible(cfg.init, any_size=True, any_classes=True)
         heads = "" if (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES))) == (list(colours), list(faces)) \
             else " (its features only: the heads are new, for other classes)"
-        log(f"classifier: continuing from {cfg.init} (its epoch {ckpt['epoch']}, {ckpt['config']['size']} px crops) "
+        which = f"its epoch {ckpt['epoch']}" if "epoch" in ckpt else f"the mean of {len(ckpt['averaged_from'])} runs"
+        log(f"classifier: continuing from {cfg.init} ({which}, {ckpt['config']['size']} px crops) "
             f"with a new schedule at {cfg.size} px{heads}")
     if resume and last_path.is_file():
         ckpt = load_compatible(last_path)
@@ -408,7 +409,7 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, Any]:
     """Average the weights of classifier checkpoints (a uniform "model soup") into ``out``.
 
     Runs fine-tuned from one checkpoint stay in one basin of the loss, where the mean of
-    their weights reads about as well as the three networks' averaged outputs, at one
+    their weights reads about as well as the networks' averaged outputs, at one
     network's cost (measured: see the model card). BatchNorm's running statistics are
     averaged with the weights. Every checkpoint must have the same classes and width;
     crop sizes may differ (the network is convolutions and a global pool). Returns the

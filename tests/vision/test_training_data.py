@@ -154,6 +154,14 @@ def test_tiny_training_run_exports_a_readable_reader(tmp_path):
     more = dataclasses.replace(cfg, epochs=1, init=str(tmp_path / "run" / "best.pt"))
     cont = train_classifier(crops, val, ["blue", "red"], more, tmp_path / "run2", resume=False, log=said.append)
     assert len(cont["history"]) == 1 and any("continuing from" in line for line in said)
+    # a run may continue from the mean of two runs' weights (tableref train --average)
+    from vision.train_classifier import average_checkpoints
+
+    average_checkpoints([tmp_path / "run" / "best.pt", tmp_path / "run2" / "best.pt"], tmp_path / "avg" / "best.pt")
+    said.clear()
+    from_avg = dataclasses.replace(more, init=str(tmp_path / "avg" / "best.pt"))
+    assert len(train_classifier(crops, val, ["blue", "red"], from_avg, tmp_path / "run3", resume=False, log=said.append)["history"]) == 1
+    assert any("(the mean of 2 runs, 48 px crops)" in line for line in said)
     # the weights fit any crop size, so a new schedule may continue at a larger one; a resume may not
     big = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 56, 1.25, True, lambda _: None)
     big_val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 56, 1.25, False, lambda _: None)
