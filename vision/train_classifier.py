@@ -435,10 +435,10 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, Any]:
              for k, v in first["model"].items()}
     ingredients = [{"path": str(p), "sha256": sha256_of(Path(p)), "epoch": int(c["epoch"]), "best_val": c.get("best"),
                     "config": c["config"]} for p, c in zip(paths, ckpts)]
+    classes = {"faces": list(first.get("faces", DIE_FACES)), "colours": list(first["colours"])}
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": model, "faces": list(first.get("faces", DIE_FACES)), "colours": list(first["colours"]),
-                "config": first["config"], "averaged_from": ingredients}, out)
-    return {"averaged_from": ingredients, "faces": list(first.get("faces", DIE_FACES)), "colours": list(first["colours"])}
+    torch.save({"model": model, **classes, "config": first["config"], "averaged_from": ingredients}, out)
+    return {"averaged_from": ingredients, **classes}
 
 
 def face_counts(crops: CropSet, faces: Sequence[str] = DIE_FACES) -> dict[str, int]:
