@@ -4,6 +4,8 @@
 0.214
 >>> [round(float(v), 2) for v in kelvin_rgb(6500.0)]
 [1.0, 1.0, 1.0]
+>>> round(delta_e((255, 255, 255), (0, 0, 0)))
+100
 """
 
 from __future__ import annotations
@@ -19,6 +21,23 @@ def srgb_to_linear(x: np.ndarray) -> np.ndarray:
 def linear_to_srgb(x: np.ndarray) -> np.ndarray:
     x = np.clip(np.asarray(x, dtype=np.float32), 0.0, 1.0)
     return np.where(x <= 0.0031308, x * 12.92, 1.055 * np.power(x, 1.0 / 2.4) - 0.055).astype(np.float32)
+
+
+_XYZ_D65 = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]], np.float64)
+_WHITE_D65 = np.array([0.95047, 1.0, 1.08883], np.float64)
+
+
+def srgb_to_lab(rgb: tuple[int, int, int] | np.ndarray) -> np.ndarray:
+    """CIE L*a*b* (D65) of an 8-bit sRGB colour."""
+    lin = srgb_to_linear(np.asarray(rgb, np.float32) / 255.0).astype(np.float64)
+    t = (_XYZ_D65 @ lin) / _WHITE_D65
+    f = np.where(t > (6.0 / 29.0) ** 3, np.cbrt(t), t / (3.0 * (6.0 / 29.0) ** 2) + 4.0 / 29.0)
+    return np.array([116.0 * f[1] - 16.0, 500.0 * (f[0] - f[1]), 200.0 * (f[1] - f[2])])
+
+
+def delta_e(a: tuple[int, int, int] | np.ndarray, b: tuple[int, int, int] | np.ndarray) -> float:
+    """How different two 8-bit sRGB colours look (CIE76 distance in L*a*b*)."""
+    return float(np.linalg.norm(srgb_to_lab(a) - srgb_to_lab(b)))
 
 
 # Relative RGB of a black body, normalised to 6500 K (rough, enough for white-balance play).

@@ -16,6 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from functools import lru_cache
+
+import numpy as np
+
+from vision.synth.colour import delta_e, linear_to_srgb, srgb_to_linear
 from vision.synth.errors import UnknownColour, UnknownDesign, UnknownFace
 
 # (axis index, sign) of the six cube sides, in the order Design.faces uses.
@@ -74,6 +79,53 @@ def body_rgb(name: str) -> tuple[int, int, int]:
         return BODY_COLOURS[name]
     except KeyError:
         raise UnknownColour(name) from None
+
+
+VEIN_SHARE = 0.7  # a vein is this much of its own colour over the body's
+
+
+def vein_rgb(body: str, vein: str) -> tuple[int, int, int]:
+    """The sRGB colour of a marbled body's veins: the vein colour mixed into the body's."""
+    lin = srgb_to_linear(np.array(body_rgb(vein), np.float32) / 255.0) * VEIN_SHARE
+    lin = lin + srgb_to_linear(np.array(body_rgb(body), np.float32) / 255.0) * (1.0 - VEIN_SHARE)
+    r, g, b = (int(v) for v in np.clip(linear_to_srgb(lin) * 255.0 + 0.5, 0, 255))
+    return r, g, b
+
+
+@lru_cache(maxsize=None)
+def _contrast(body: str, vein: str, ink: str) -> float:
+    return delta_e(vein_rgb(body, vein), INK_COLOURS[ink])
+
+
+# The least contrast between a body and an ink that :func:`ink_choices` pairs (an orange
+# body with red pips, about 33 in CIE76). Makers marble with veins that keep the marks
+# readable, so a vein must stand out from every ink on the die at least this much.
+MIN_VEIN_CONTRAST: float = min(
+    delta_e(BODY_COLOURS[b], INK_COLOURS[i]) for b in BODY_COLOURS for i in set(ink_choices(b))
+)
+
+
+def vein_choice(drawn: str, body: str, inks: tuple[str, ...]) -> str:
+    """The vein colour for a marbled ``body`` whose marks are printed in ``inks``.
+
+    ``drawn`` is the colour picked at random among the other body colours. When its
+    veins would hide the marks (a white vein under white pips shows a 6 as a 4), the
+    next colour in :data:`BODY_COLOURS` order that contrasts with every ink is taken
+    instead, so the choice costs no further random draw and dice whose drawn vein was
+    fine render exactly as before.
+
+    >>> vein_choice("white", "blue", ("white",))  # ivory would hide white pips too
+    'black'
+    >>> vein_choice("red", "blue", ("white",))
+    'red'
+    """
+    others = [c for c in BODY_COLOURS if c != body]
+    start = others.index(drawn)
+    order = others[start:] + others[:start]
+    for c in order:
+        if all(_contrast(body, c, ink) >= MIN_VEIN_CONTRAST for ink in inks):
+            return c
+    return max(order, key=lambda c: min((_contrast(body, c, ink) for ink in inks), default=0.0))
 
 
 @dataclass(frozen=True)

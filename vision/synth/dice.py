@@ -61,14 +61,18 @@ class Material:
     spec: float  # Fresnel reflectance at normal incidence (plastic ~0.04)
     gloss: float  # environment reflection strength
     translucency: float
+    vein_name: str | None = None  # the body colour the veins are named for
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "roughness_deg": round(math.degrees(self.roughness), 1),
             "spec": round(self.spec, 3),
             "translucency": round(self.translucency, 2),
             "marbled": self.vein is not None,
         }
+        if self.vein is not None and self.vein_name is not None:
+            out["vein"] = self.vein_name
+        return out
 
 
 @dataclass(frozen=True, eq=False)

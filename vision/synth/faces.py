@@ -56,6 +56,7 @@ class FaceAtlas:
     ink: np.ndarray  # (2*cell, 3*cell, 4) float32: linear ink RGB premultiplied by coverage, coverage
     relief: np.ndarray  # (2*cell, 3*cell, 3) float32: cut depth 0..1 and its d/du, d/dv per texel
     style: dict
+    inks: tuple[str, ...] = ()  # the ink colours the marks are drawn in, first used first
 
     @property
     def pad(self) -> int:
@@ -220,11 +221,13 @@ def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, desi
     draw = tex * _SS if tex <= 64 else tex
     ink = np.zeros((2 * cell, 3 * cell, 4), np.float32)
     relief = np.zeros((2 * cell, 3 * cell), np.float32)
+    used: dict[str, None] = {}
     for i, label in enumerate(faces):
         y0, x0 = (i // 3) * cell + pad, (i % 3) * cell + pad
         cell_ink = ink[y0 : y0 + tex, x0 : x0 + tex]
         cell_rel = relief[y0 : y0 + tex, x0 : x0 + tex]
         for cov, ink_name in face_layers(rng, label, st, design, draw):
+            used[ink_name] = None
             rel = _relief(cov, st.mark, label)
             if draw != tex:
                 cov = cv2.resize(cov, (tex, tex), interpolation=cv2.INTER_AREA)
@@ -239,7 +242,7 @@ def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, desi
     style = {"ink": st.ink, "mark": st.mark}
     if any(f in KATAKANA for f in faces):
         style.update(font=st.font.name, stroke=st.kana_stroke)
-    return FaceAtlas(tex=tex, ink=ink, relief=cv2.merge([relief, gu, gv]), style=style)
+    return FaceAtlas(tex=tex, ink=ink, relief=cv2.merge([relief, gu, gv]), style=style, inks=tuple(used))
 
 
 def face_image(rng: np.random.Generator, label: str, design: str, body: str = "white", size: int = TEX) -> np.ndarray:

@@ -39,7 +39,7 @@ from vision.synth import props
 from vision.synth.card_faces import sample_design
 from vision.synth.card_layout import CardOptions, LaidCards, card_sheen, check_options, label_cards, laid_meta, paint_cards, plan_cards
 from vision.synth.colour import srgb_to_linear
-from vision.synth.designs import BODY_COLOURS, DESIGNS, body_rgb, design
+from vision.synth.designs import BODY_COLOURS, DESIGNS, VEIN_SHARE, body_rgb, design, vein_choice
 from vision.synth.dice import DiePose, Material, render_die, up_rotation
 from vision.synth.errors import BadSceneConfig, PlacementFailed, UnknownColour
 from vision.synth.faces import make_atlas
@@ -162,8 +162,9 @@ def _resolve(rng: np.random.Generator, spec: DieSpec) -> DieSpec:
 
 
 def _material(
-    rng: np.random.Generator, colour: str, allow_fancy: bool, marbled: float = MARBLED,
+    rng: np.random.Generator, colour: str, allow_fancy: bool, marbled: float = MARBLED, inks: tuple[str, ...] = (),
 ) -> tuple[Material, np.ndarray | None, str]:
+    """A die body's material; a marbled body's veins stand out from ``inks`` (see :func:`vein_choice`)."""
     base = srgb_to_linear(np.array(body_rgb(colour), np.float32) / 255.0)
     base = np.clip(base * (1.0 + rng.normal(0.0, 0.06, 3)) * float(rng.uniform(0.88, 1.1)), 0.0, 1.0).astype(np.float32)
     r = rng.random()
@@ -172,16 +173,17 @@ def _material(
     else:
         kind, rough, spec, gloss = "glossy", math.radians(float(rng.uniform(0.5, 6))), float(rng.uniform(0.035, 0.06)), float(rng.uniform(0.15, 0.6))
     trans, vein, swirl, amount = 0.0, None, None, 0.0
+    vein_name: str | None = None
     if allow_fancy and colour not in ("white", "black", "ivory") and rng.random() < 0.18:
         kind, trans = "translucent", float(rng.uniform(0.3, 0.8))
     elif allow_fancy and rng.random() < marbled:  # one draw whatever the share: other renders stay as they were
         kind = "marbled"
-        other = str(rng.choice([c for c in BODY_COLOURS if c != colour]))
-        vein = srgb_to_linear(np.array(body_rgb(other), np.float32) / 255.0) * 0.7 + base * 0.3
+        vein_name = vein_choice(str(rng.choice([c for c in BODY_COLOURS if c != colour])), colour, inks)
+        vein = srgb_to_linear(np.array(body_rgb(vein_name), np.float32) / 255.0) * VEIN_SHARE + base * (1.0 - VEIN_SHARE)
         amount = float(rng.uniform(0.15, 0.45))
         k = rng.normal(0, 1, 6)
         swirl = np.concatenate([k[:3] / np.linalg.norm(k[:3]), k[3:] / np.linalg.norm(k[3:]), [rng.uniform(2.0, 6.0)]]).astype(np.float32)
-    return Material(base, vein, amount, rough, spec, gloss, trans), swirl, kind
+    return Material(base, vein, amount, rough, spec, gloss, trans, vein_name), swirl, kind
 
 
 def _tilt_rotation(rng: np.random.Generator, max_deg: float) -> np.ndarray:
@@ -599,9 +601,9 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         faces = ("blank",) * 6 if blank else DESIGNS[s.design].faces
         atlas = make_atlas(rng, faces, s.colour or "white", s.design, atlas_tex)
         mat, swirl, mkind = _material(rng, s.colour or "white", allow_fancy=s.design in ("pips", "liars") and not blank,
-                                      marbled=config.marbled)
+                                      marbled=config.marbled, inks=atlas.inks)
         if blank:
-            mat = dataclasses.replace(mat, vein=None)
+            mat = dataclasses.replace(mat, vein=None, vein_name=None)
             swirl = None
         px, _ = cam.project(d.pose.centre[None])
         ix, iy = int(np.clip(px[0, 0], 0, w - 1)), int(np.clip(px[0, 1], 0, h - 1))

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from vision.detections import DIE_FACES
-from vision.synth.designs import DESIGNS, SIDES
+from vision.synth.colour import delta_e
+from vision.synth.designs import BODY_COLOURS, DESIGNS, INK_COLOURS, MIN_VEIN_CONTRAST, SIDES, ink_choices, vein_choice, vein_rgb
 from vision.synth.dice import _N, _U, _V, up_rotation
 from vision.synth.errors import BadSceneConfig, UnknownColour, UnknownDesign, UnknownFace, UnknownTableFamily
 from vision.synth.geometry import Camera, rotation_z
-from vision.synth.scene import DieSpec, SceneConfig, render_scene
+from vision.synth.scene import DieSpec, SceneConfig, _material, render_scene
 from vision.synth.tables import FAMILIES, HELDOUT_FAMILIES, TRAIN_FAMILIES
 
 SMALL = dict(width=320, height=240)
@@ -174,3 +175,44 @@ def test_the_marbled_share_changes_only_the_bodies() -> None:
     assert SceneConfig(marbled=0.6).to_json()["marbled"] == 0.6
     with pytest.raises(BadSceneConfig, match="marbled"):
         render_scene(_rng(0), SceneConfig(**SMALL, marbled=1.5))
+
+
+def test_marbled_veins_stand_out_from_every_ink_on_the_die() -> None:
+    # A vein the colour of the pips hides them: a blue 6 with white pips on white veins shows a 4.
+    assert vein_choice("white", "blue", ("white",)) != "white"
+    for design in ("pips", "liars"):
+        for body in DESIGNS[design].colours:
+            for ink in set(ink_choices(body)):
+                for inks in ((ink,), (ink, "red")):
+                    for drawn in (c for c in BODY_COLOURS if c != body):
+                        vein = vein_choice(drawn, body, inks)
+                        assert vein != body
+                        assert all(delta_e(vein_rgb(body, vein), INK_COLOURS[i]) >= MIN_VEIN_CONTRAST for i in inks)
+                        if all(delta_e(vein_rgb(body, drawn), INK_COLOURS[i]) >= MIN_VEIN_CONTRAST for i in inks):
+                            assert vein == drawn  # a vein that was fine stays as it was drawn
+
+
+def test_the_vein_rule_draws_nothing_more_at_random() -> None:
+    # Renders whose drawn veins were fine stay byte for byte what they were before the rule.
+    for seed in range(40):
+        plain, guarded = _rng(seed), _rng(seed)
+        a, _, kind_a = _material(plain, "blue", allow_fancy=True, marbled=1.0)
+        b, _, kind_b = _material(guarded, "blue", allow_fancy=True, marbled=1.0, inks=("white",))
+        assert kind_a == kind_b
+        assert plain.bit_generator.state == guarded.bit_generator.state
+        if b.vein_name is not None:
+            assert delta_e(vein_rgb("blue", b.vein_name), INK_COLOURS["white"]) >= MIN_VEIN_CONTRAST
+            if a.vein_name != b.vein_name:
+                assert a.vein_name in ("white", "ivory")
+
+
+def test_scenes_record_each_marbled_die_s_vein_and_it_contrasts_with_the_ink() -> None:
+    seen = 0
+    for seed in range(4):
+        scene = render_scene(_rng(seed), SceneConfig(**SMALL, dice_sets=("pips", "liars"), marbled=1.0))
+        for d in scene.meta["dice"]:
+            assert ("vein" in d) == bool(d["marbled"])
+            if d["marbled"]:
+                seen += 1
+                assert delta_e(vein_rgb(d["colour"], d["vein"]), INK_COLOURS[d["ink"]]) >= MIN_VEIN_CONTRAST
+    assert seen > 0
