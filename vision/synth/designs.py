@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from vision.synth.colour import delta_e, linear_to_srgb, srgb_to_linear
+from vision.synth.colour import delta_e, linear_to_srgb, srgb_to_lab, srgb_to_linear
 from vision.synth.errors import UnknownColour, UnknownDesign, UnknownFace
 
 # (axis index, sign) of the six cube sides, in the order Design.faces uses.
@@ -92,17 +92,29 @@ def vein_rgb(body: str, vein: str) -> tuple[int, int, int]:
     return r, g, b
 
 
+# A vein must stand out from every ink on the die at least as much as the least
+# contrasting body and ink that :func:`ink_choices` pairs, in colour (CIE76: an orange
+# body with red pips, about 33) and in lightness (L*: the same pair, about 18). Blur,
+# noise and glare wash hue out first, so colour alone is not enough: a pale yellow
+# vein differs from yellow pips in hue only, and hides them.
+_PAIRS = [(BODY_COLOURS[b], INK_COLOURS[i]) for b in BODY_COLOURS for i in sorted(set(ink_choices(b)))]
+MIN_VEIN_CONTRAST: float = min(delta_e(body, ink) for body, ink in _PAIRS)
+MIN_VEIN_LIGHTNESS: float = min(abs(float(srgb_to_lab(body)[0] - srgb_to_lab(ink)[0])) for body, ink in _PAIRS)
+
+
 @lru_cache(maxsize=None)
-def _contrast(body: str, vein: str, ink: str) -> float:
-    return delta_e(vein_rgb(body, vein), INK_COLOURS[ink])
+def vein_stands_out(body: str, vein: str, ink: str) -> bool:
+    """Whether marks in ``ink`` stay readable on a ``body`` die's ``vein``-coloured veins.
+
+    >>> vein_stands_out("black", "ivory", "yellow")  # far apart in hue, not in lightness
+    False
+    """
+    vein_lab, ink_lab = srgb_to_lab(vein_rgb(body, vein)), srgb_to_lab(INK_COLOURS[ink])
+    return bool(np.linalg.norm(vein_lab - ink_lab) >= MIN_VEIN_CONTRAST and abs(vein_lab[0] - ink_lab[0]) >= MIN_VEIN_LIGHTNESS)
 
 
-# The least contrast between a body and an ink that :func:`ink_choices` pairs (an orange
-# body with red pips, about 33 in CIE76). Makers marble with veins that keep the marks
-# readable, so a vein must stand out from every ink on the die at least this much.
-MIN_VEIN_CONTRAST: float = min(
-    delta_e(BODY_COLOURS[b], INK_COLOURS[i]) for b in BODY_COLOURS for i in set(ink_choices(b))
-)
+def _readable(body: str, vein: str, inks: tuple[str, ...]) -> int:
+    return sum(vein_stands_out(body, vein, ink) for ink in inks)
 
 
 def vein_choice(drawn: str, body: str, inks: tuple[str, ...]) -> str:
@@ -123,9 +135,9 @@ def vein_choice(drawn: str, body: str, inks: tuple[str, ...]) -> str:
     start = others.index(drawn)
     order = others[start:] + others[:start]
     for c in order:
-        if all(_contrast(body, c, ink) >= MIN_VEIN_CONTRAST for ink in inks):
+        if _readable(body, c, inks) == len(inks):
             return c
-    return max(order, key=lambda c: min((_contrast(body, c, ink) for ink in inks), default=0.0))
+    return max(order, key=lambda c: _readable(body, c, inks))  # the first of the best
 
 
 @dataclass(frozen=True)

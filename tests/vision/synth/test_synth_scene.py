@@ -8,8 +8,19 @@ import numpy as np
 import pytest
 
 from vision.detections import DIE_FACES
-from vision.synth.colour import delta_e
-from vision.synth.designs import BODY_COLOURS, DESIGNS, INK_COLOURS, MIN_VEIN_CONTRAST, SIDES, ink_choices, vein_choice, vein_rgb
+from vision.synth.colour import delta_e, srgb_to_lab
+from vision.synth.designs import (
+    BODY_COLOURS,
+    DESIGNS,
+    INK_COLOURS,
+    MIN_VEIN_CONTRAST,
+    MIN_VEIN_LIGHTNESS,
+    SIDES,
+    ink_choices,
+    vein_choice,
+    vein_rgb,
+    vein_stands_out,
+)
 from vision.synth.dice import _N, _U, _V, up_rotation
 from vision.synth.errors import BadSceneConfig, UnknownColour, UnknownDesign, UnknownFace, UnknownTableFamily
 from vision.synth.geometry import Camera, rotation_z
@@ -180,6 +191,8 @@ def test_the_marbled_share_changes_only_the_bodies() -> None:
 def test_marbled_veins_stand_out_from_every_ink_on_the_die() -> None:
     # A vein the colour of the pips hides them: a blue 6 with white pips on white veins shows a 4.
     assert vein_choice("white", "blue", ("white",)) != "white"
+    assert vein_choice("ivory", "black", ("yellow",)) != "ivory"  # hue apart, lightness alike
+    assert 30 < MIN_VEIN_CONTRAST < 40 and 15 < MIN_VEIN_LIGHTNESS < 25  # an orange body with red pips
     for design in ("pips", "liars"):
         for body in DESIGNS[design].colours:
             for ink in set(ink_choices(body)):
@@ -187,8 +200,12 @@ def test_marbled_veins_stand_out_from_every_ink_on_the_die() -> None:
                     for drawn in (c for c in BODY_COLOURS if c != body):
                         vein = vein_choice(drawn, body, inks)
                         assert vein != body
-                        assert all(delta_e(vein_rgb(body, vein), INK_COLOURS[i]) >= MIN_VEIN_CONTRAST for i in inks)
-                        if all(delta_e(vein_rgb(body, drawn), INK_COLOURS[i]) >= MIN_VEIN_CONTRAST for i in inks):
+                        assert all(vein_stands_out(body, vein, i) for i in inks)
+                        for i in inks:  # both in colour and in lightness
+                            v, k = srgb_to_lab(vein_rgb(body, vein)), srgb_to_lab(INK_COLOURS[i])
+                            assert delta_e(vein_rgb(body, vein), INK_COLOURS[i]) >= MIN_VEIN_CONTRAST
+                            assert abs(v[0] - k[0]) >= MIN_VEIN_LIGHTNESS
+                        if all(vein_stands_out(body, drawn, i) for i in inks):
                             assert vein == drawn  # a vein that was fine stays as it was drawn
 
 
@@ -201,9 +218,9 @@ def test_the_vein_rule_draws_nothing_more_at_random() -> None:
         assert kind_a == kind_b
         assert plain.bit_generator.state == guarded.bit_generator.state
         if b.vein_name is not None:
-            assert delta_e(vein_rgb("blue", b.vein_name), INK_COLOURS["white"]) >= MIN_VEIN_CONTRAST
+            assert vein_stands_out("blue", b.vein_name, "white")
             if a.vein_name != b.vein_name:
-                assert a.vein_name in ("white", "ivory")
+                assert not vein_stands_out("blue", a.vein_name, "white")
 
 
 def test_scenes_record_each_marbled_die_s_vein_and_it_contrasts_with_the_ink() -> None:
@@ -214,5 +231,5 @@ def test_scenes_record_each_marbled_die_s_vein_and_it_contrasts_with_the_ink() -
             assert ("vein" in d) == bool(d["marbled"])
             if d["marbled"]:
                 seen += 1
-                assert delta_e(vein_rgb(d["colour"], d["vein"]), INK_COLOURS[d["ink"]]) >= MIN_VEIN_CONTRAST
+                assert vein_stands_out(d["colour"], d["vein"], d["ink"])
     assert seen > 0
