@@ -24,6 +24,7 @@ from PIL import Image
 from vision.detections import Detection
 
 YOLO_FACES = ("1", "2", "3", "4", "5", "6")
+SYNTH_META = "meta.json"
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 ANNOTATIONS = "annotations.jsonl"
 
@@ -119,3 +120,23 @@ def load_dataset(root: Path, split: str | None = None) -> tuple[LabelledImage, .
     if (root / "images").is_dir():
         return load_yolo(root, split)
     raise DatasetError(f"{root} has neither {ANNOTATIONS} nor an images/ folder")
+
+
+def renderer_of(root: Path) -> int | None:
+    """Which renderer drew a ``tableref synth`` set (see ``vision.synth.scene.RENDERER``).
+
+    Sets written before the renderer was stamped are renderer 1; a set that is not a
+    synthetic one (a YOLO set of photos) gives None.
+
+    >>> renderer_of(Path("/nonexistent")) is None
+    True
+    """
+    path = Path(root) / SYNTH_META
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or "rng" not in meta:
+        return None
+    renderer = meta.get("renderer", 1)
+    return renderer if isinstance(renderer, int) else None

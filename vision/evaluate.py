@@ -23,7 +23,7 @@ from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.card_reader import merge_corners
 from vision.card_scoring import CardMetrics, score_cards
 from vision.confusion_plot import save_confusion
-from vision.datasets import DatasetError, LabelledImage, load_dataset
+from vision.datasets import DatasetError, LabelledImage, load_dataset, renderer_of
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import QUARTER_TURNS, ManifestError
@@ -170,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         stray_cards = {"read": len(stray), "read_surely": sum(not o.uncertain for o in stray)}
     doc: dict[str, Any] = {
         "dataset": str(args.dataset),
+        "renderer": renderer_of(args.dataset),  # None for photos; which renderer drew a synthetic set
         "split": args.split,
         "gt_boxes": args.gt_boxes,
         "reader": reader.info,

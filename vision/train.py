@@ -37,7 +37,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo
+from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo, renderer_of
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES
 from vision.manifest import (
     CARD_CLASSIFIER_NAME,
@@ -216,7 +216,9 @@ def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]
     real_used = not args.no_real and not getattr(args, "cards", False)
     dirs = {"real": str(args.real / "images" / "train") if real_used else None}
     dirs.update({f"synth{i}": str(d) for i, d in enumerate(args.synth)})
-    return {"sources": dirs, "counts": per, "real_repeat": max(1, getattr(args, "real_repeat", 1)),
+    renderers = {f"synth{i}": renderer_of(d) for i, d in enumerate(args.synth)}
+    return {"sources": dirs, "renderers": renderers, "counts": per,
+            "real_repeat": max(1, getattr(args, "real_repeat", 1)),
             "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
 
 

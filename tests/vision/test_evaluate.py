@@ -144,6 +144,7 @@ def test_eval_cli_end_to_end(tmp_path, capsys):
     assert metrics["colour"]["accuracy"] == pytest.approx(0.75)
     assert metrics["face"]["per_face"]["ス"]["accuracy"] == 0.0
     assert metrics["reader"]["backend"] in ("openvino", "onnxruntime")
+    assert metrics["renderer"] is None  # hand-made, not drawn by tableref synth
     png = cv2.imread(str(out / "confusion.png"))
     assert png is not None and png.shape[0] > 100
 

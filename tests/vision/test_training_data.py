@@ -225,6 +225,9 @@ def test_train_cli_gathers_real_train_split_and_synth(tmp_path):
     assert names == ["000000.jpg", "train0.jpg", "train1.jpg", "train2.jpg"]  # never the test split
     r = recipe(args, items)
     assert sum(c["train_images"] + c["val_images"] for c in r["counts"].values()) == 4
+    assert r["renderers"] == {"synth0": None}  # no meta.json: not known to be a tableref synth set
+    (synth / "meta.json").write_text(json.dumps({"version": "1.0", "renderer": 2, "rng": "..."}))
+    assert recipe(args, items)["renderers"] == {"synth0": 2}
     assert args.device == "auto" and args.stage == "all" and not args.resume
 
 

@@ -7,6 +7,7 @@ True
 
 from vision.synth.scene import (
     HELDOUT_FAMILIES,
+    RENDERER,
     RESOLUTIONS,
     SYNTH_VERSION,
     TRAIN_FAMILIES,
@@ -25,4 +26,5 @@ __all__ = [
     "HELDOUT_FAMILIES",
     "RESOLUTIONS",
     "SYNTH_VERSION",
+    "RENDERER",
 ]

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.synth.card_scene import CardSceneConfig, render_card_scene
-from vision.synth.scene import SYNTH_VERSION, RenderedScene, SceneConfig, render_scene
+from vision.synth.scene import RENDERER, SYNTH_VERSION, RenderedScene, SceneConfig, render_scene
 from vision.synth.tables import HELDOUT_FAMILIES, TRAIN_FAMILIES
 
 LABEL_RULE = (
@@ -158,6 +158,7 @@ def write_dataset(
     classes = dataset_classes(config)
     meta = {
         "version": SYNTH_VERSION,
+        "renderer": RENDERER,
         "seed": seed,
         "n": n,
         "config": config.to_json(),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vision.synth.scene import SceneConfig
+from vision.datasets import renderer_of
+from vision.synth.scene import RENDERER, SceneConfig
 from vision.synth.writer import Progress, write_dataset
 from web.cli import main
 
@@ -23,6 +24,7 @@ def test_cli_writes_the_layout(tmp_path: Path) -> None:
         assert (out / "labels" / f"{i:06d}.txt").is_file()
     meta = json.loads((out / "meta.json").read_text())
     assert meta["seed"] == 4 and meta["n"] == 3 and meta["version"] and meta["config"]["width"] == 320
+    assert meta["renderer"] == RENDERER and renderer_of(out) == RENDERER
     anns = [json.loads(line) for line in (out / "annotations.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [a["image"] for a in anns] == [f"images/{i:06d}.jpg" for i in range(3)]
     for i, a in enumerate(anns):
@@ -84,3 +86,16 @@ def test_progress_line() -> None:
         bar.update()
     text = buf.getvalue()
     assert "4/4 [########]" in text and text.endswith("\n") and "img/s" in text
+
+
+def test_sets_written_before_the_renderer_stamp_read_as_renderer_1(tmp_path: Path) -> None:
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "meta.json").write_text(json.dumps({"version": "1.0", "seed": 1, "rng": "image i uses ..."}))
+    assert renderer_of(old) == 1
+    photos = tmp_path / "photos"  # a YOLO set of photos has no renderer
+    photos.mkdir()
+    assert renderer_of(photos) is None
+    (photos / "meta.json").write_text("not json")
+    assert renderer_of(photos) is None
+
