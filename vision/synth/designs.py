@@ -15,7 +15,6 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from functools import lru_cache
 
 import numpy as np
@@ -113,7 +112,7 @@ def vein_stands_out(body: str, vein: str, ink: str) -> bool:
     return bool(np.linalg.norm(vein_lab - ink_lab) >= MIN_VEIN_CONTRAST and abs(vein_lab[0] - ink_lab[0]) >= MIN_VEIN_LIGHTNESS)
 
 
-def _readable(body: str, vein: str, inks: tuple[str, ...]) -> int:
+def _readable_inks(body: str, vein: str, inks: tuple[str, ...]) -> int:
     return sum(vein_stands_out(body, vein, ink) for ink in inks)
 
 
@@ -135,9 +134,9 @@ def vein_choice(drawn: str, body: str, inks: tuple[str, ...]) -> str:
     start = others.index(drawn)
     order = others[start:] + others[:start]
     for c in order:
-        if _readable(body, c, inks) == len(inks):
+        if _readable_inks(body, c, inks) == len(inks):
             return c
-    return max(order, key=lambda c: _readable(body, c, inks))  # the first of the best
+    return max(order, key=lambda c: _readable_inks(body, c, inks))  # the first of the best
 
 
 @dataclass(frozen=True)
