@@ -98,4 +98,3 @@ def test_sets_written_before_the_renderer_stamp_read_as_renderer_1(tmp_path: Pat
     assert renderer_of(photos) is None
     (photos / "meta.json").write_text("not json")
     assert renderer_of(photos) is None
-
