@@ -4,7 +4,9 @@ For each frame size (640x480 and 1280x720 by default) it times the whole dice re
 (letterbox, detector, crops, classifier, NMS and all) on every installed backend, and,
 when Ultralytics is importable and ``models/dice-detector.pt`` exists, the same detector
 weights through Ultralytics' PyTorch ``predict`` in the same process, with the ratio.
-Frames are cut from real photos (the dice-tray test images by default).
+Frames are cut from real photos (the dice-tray test images by default). The reader line
+reads each die once, as live frames are read; the second-look line is what
+``tableref read`` does with a photo by default (borderline dice read from two more crops).
 
 When the card model is loaded it also times a Doubt-and-dice table: 1280x720 frames
 rendered by the synthesiser with 20 dice and 3 face-up cards (the card brief's target,
@@ -242,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
             print(line)
             again = row[b + "_second_look"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
-                  f"(the same reads with a second look at borderline dice, --second-look)")
+                  f"(the same reads with a second look at borderline dice: what tableref read does by default)")
             if b + "_no_specialists" in row:
                 n = row[b + "_no_specialists"]
                 groups = ", ".join("/".join(spec.faces) for spec in readers[b].manifest.specialists)

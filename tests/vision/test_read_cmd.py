@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 
 from tests.vision import tiny_reader as tiny
 from vision.detections import DIE_FACES
-from vision.read_cmd import read_all, summary
+from vision.read_cmd import add_arguments, read_all, summary, with_dice_options
+from vision.stages import SECOND_LOOK
 from web.cli import main
 
 
@@ -131,3 +133,12 @@ def test_cli_game_reads_dice_as_that_games_dice(photos, tmp_path, capsys):
     # the tiny model knows blue, green and red only: Nine Dice needs white, black, blue and green
     assert main(["read", "--game", "nine-dice", "--models", str(models), str(photos["good_png"])]) == 2
     assert "no colour" in capsys.readouterr().err
+
+
+def test_photos_get_the_second_look_unless_asked_not_to():
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    on = with_dice_options(tiny.fake_reader(), parser.parse_args(["a.jpg"]), "read")
+    off = with_dice_options(tiny.fake_reader(), parser.parse_args(["--no-second-look", "a.jpg"]), "read")
+    assert on is not None and on.second_look == SECOND_LOOK
+    assert off is not None and off.second_look is None
