@@ -113,6 +113,9 @@ def report(name: str, metrics: Metrics, times: list[float]) -> str:
         lines.append(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms")
     lines.append("  per face   " + "   ".join(
         f"{f}: {_pct(s.accuracy)} ({s.correct}/{s.gt})" for f, s in m.per_face))
+    if m.by_size:
+        lines.append("  by size    " + "   ".join(
+            f"{b}: found {_pct(s.matched / s.gt)}, right {_pct(s.accuracy)} ({s.gt})" for b, s in m.by_size))
     return "\n".join(lines)
 
 

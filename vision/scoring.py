@@ -26,6 +26,29 @@ from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, Detection
 
 MISSED = "(missed)"  # column: a ground-truth die nothing matched
 EXTRA = "(extra)"  # row: a prediction that matched no ground-truth die
+SIZE_BINS_PX: tuple[float, ...] = (20.0, 30.0, 45.0, 70.0)
+"""Edges of the die-size bins of :attr:`Metrics.by_size`: a die's longer box side in the
+frame's pixels (a webcam die is 15-40 px). The detector misses small dice most."""
+
+
+def size_bin(box: Sequence[float], edges: Sequence[float] = SIZE_BINS_PX) -> str:
+    """The size bin of a box, by its longer side in pixels.
+
+    >>> size_bin((0, 0, 12, 18)), size_bin((0, 0, 25, 20)), size_bin((0, 0, 100, 90))
+    ('<20 px', '20-30 px', '>=70 px')
+    """
+    side = max(box[2] - box[0], box[3] - box[1])
+    if side < edges[0]:
+        return f"<{edges[0]:g} px"
+    for lo, hi in zip(edges, edges[1:]):
+        if side < hi:
+            return f"{lo:g}-{hi:g} px"
+    return f">={edges[-1]:g} px"
+
+
+def size_bins(edges: Sequence[float] = SIZE_BINS_PX) -> tuple[str, ...]:
+    """Every bin :func:`size_bin` can answer, smallest first."""
+    return (f"<{edges[0]:g} px", *(f"{lo:g}-{hi:g} px" for lo, hi in zip(edges, edges[1:])), f">={edges[-1]:g} px")
 
 
 def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5) -> list[tuple[int, int]]:
@@ -115,6 +138,7 @@ class Metrics:
     per_face: tuple[tuple[str, FaceStats], ...]
     confusion: Confusion
     iou_threshold: float
+    by_size: tuple[tuple[str, FaceStats], ...] = ()  # (size bin, found and read right), see size_bin
 
     @property
     def recall(self) -> float | None:
@@ -169,6 +193,7 @@ class Metrics:
                 "accuracy": self.colour_accuracy,
             },
             "scene_exact": {"images": self.images, "exact": self.scenes_exact, "rate": self.scene_exact_rate},
+            "by_size": {b: {**st.to_json(), "recall": _ratio(st.matched, st.gt)} for b, st in self.by_size},
             "confusion": self.confusion.to_json(),
         }
 
@@ -195,6 +220,7 @@ def score(
     rows, cols = labels + (EXTRA,), labels + (MISSED,)
     cm = np.zeros((len(rows), len(cols)), dtype=np.int64)
     stats = {f: [0, 0, 0] for f in labels}
+    sizes = {b: [0, 0, 0] for b in size_bins()}
     totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
     for g, p, m in per_image:
         totals["gt"] += len(g)
@@ -203,6 +229,7 @@ def score(
         totals["unc"] += sum(o.uncertain for o in p)
         for o in g:
             stats[o.face][0] += 1
+            sizes[size_bin(o.box)][0] += 1
         correct_here = 0
         for gi, pi in m:
             truth, guess = g[gi], p[pi]
@@ -210,6 +237,8 @@ def score(
             correct_here += ok
             stats[truth.face][1] += 1
             stats[truth.face][2] += ok
+            sizes[size_bin(truth.box)][1] += 1
+            sizes[size_bin(truth.box)][2] += ok
             cm[rows.index(truth.face), cols.index(guess.face)] += 1
             if truth.colour is not None:
                 totals["col_n"] += 1
@@ -245,4 +274,5 @@ def score(
         per_face=tuple((f, FaceStats(*stats[f])) for f in labels if stats[f][0]),
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,
+        by_size=tuple((b, FaceStats(*sizes[b])) for b in sizes if sizes[b][0]),
     )

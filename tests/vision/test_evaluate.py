@@ -13,7 +13,7 @@ from tests.vision import tiny_reader as tiny
 from vision.confusion_plot import draw_confusion
 from vision.datasets import DatasetError, load_dataset, parse_yolo_line
 from vision.detections import Detection
-from vision.scoring import EXTRA, MISSED, greedy_match, score
+from vision.scoring import EXTRA, MISSED, greedy_match, score, size_bin, size_bins
 from web.cli import main
 
 
@@ -46,6 +46,24 @@ def test_counts_and_rates():
     assert m.scenes_exact == 2 and m.scene_exact_rate == pytest.approx(2 / 3)  # the empty scene counts as exact
     assert m.uncertain == 1 and (m.confident_matched, m.confident_correct) == (3, 3)
     assert m.extra_sure == 1 and m.to_json()["detection"]["extra_sure"] == 1  # image 2's stray 2
+
+
+def test_found_and_right_by_die_size():
+    small, mid, big = (0, 0, 12, 18), (100, 0, 125, 20), (200, 0, 300, 90)
+    truth = [die("1", small), die("2", mid), die("3", big), die("4", (400, 0, 490, 80))]
+    reading = [die("1", small, None, 0.9), die("5", mid, None, 0.9), die("3", big, None, 0.9)]  # the last big one missed
+    by = dict(score([(truth, reading)]).by_size)
+    assert list(by) == ["<20 px", "20-30 px", ">=70 px"]  # empty bins are left out
+    assert (by["<20 px"].gt, by["<20 px"].matched, by["<20 px"].correct) == (1, 1, 1)
+    assert (by["20-30 px"].matched, by["20-30 px"].correct) == (1, 0)
+    assert (by[">=70 px"].gt, by[">=70 px"].matched, by[">=70 px"].correct) == (2, 1, 1)
+    assert score([(truth, reading)]).to_json()["by_size"][">=70 px"]["recall"] == 0.5
+
+
+def test_size_bins_cover_every_box():
+    assert size_bins() == ("<20 px", "20-30 px", "30-45 px", "45-70 px", ">=70 px")
+    for side in (0.0, 19.9, 20.0, 44.9, 45.0, 69.9, 70.0, 1e4):
+        assert size_bin((0, 0, side, 1)) in size_bins()
 
 
 def test_extra_sure_counts_only_unflagged_strays():
@@ -138,6 +156,7 @@ def test_eval_cli_end_to_end(tmp_path, capsys):
     assert main(["eval", str(data), "--models", str(models), "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "recall 100.0%" in text and "scenes     exact 0.0%" in text
+    assert "by size" in text
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["detection"]["recall"] == 1.0 and metrics["detection"]["precision"] == 1.0
     assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)  # the grey "ス" die reads as a tie
@@ -145,6 +164,7 @@ def test_eval_cli_end_to_end(tmp_path, capsys):
     assert metrics["face"]["per_face"]["ス"]["accuracy"] == 0.0
     assert metrics["reader"]["backend"] in ("openvino", "onnxruntime")
     assert metrics["renderer"] is None  # hand-made, not drawn by tableref synth
+    assert sum(b["gt"] for b in metrics["by_size"].values()) == metrics["detection"]["gt_dice"]
     png = cv2.imread(str(out / "confusion.png"))
     assert png is not None and png.shape[0] > 100
 
