@@ -15,6 +15,7 @@ once, IoU >= 0.5). Every listed prediction counts, ``uncertain`` ones included.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,24 +32,18 @@ SIZE_BINS_PX: tuple[float, ...] = (20.0, 30.0, 45.0, 70.0)
 frame's pixels (a webcam die is 15-40 px). The detector misses small dice most."""
 
 
+def size_bins(edges: Sequence[float] = SIZE_BINS_PX) -> tuple[str, ...]:
+    """Every bin :func:`size_bin` can answer, smallest first."""
+    return (f"<{edges[0]:g} px", *(f"{lo:g}-{hi:g} px" for lo, hi in zip(edges, edges[1:])), f">={edges[-1]:g} px")
+
+
 def size_bin(box: Sequence[float], edges: Sequence[float] = SIZE_BINS_PX) -> str:
     """The size bin of a box, by its longer side in pixels.
 
     >>> size_bin((0, 0, 12, 18)), size_bin((0, 0, 25, 20)), size_bin((0, 0, 100, 90))
     ('<20 px', '20-30 px', '>=70 px')
     """
-    side = max(box[2] - box[0], box[3] - box[1])
-    if side < edges[0]:
-        return f"<{edges[0]:g} px"
-    for lo, hi in zip(edges, edges[1:]):
-        if side < hi:
-            return f"{lo:g}-{hi:g} px"
-    return f">={edges[-1]:g} px"
-
-
-def size_bins(edges: Sequence[float] = SIZE_BINS_PX) -> tuple[str, ...]:
-    """Every bin :func:`size_bin` can answer, smallest first."""
-    return (f"<{edges[0]:g} px", *(f"{lo:g}-{hi:g} px" for lo, hi in zip(edges, edges[1:])), f">={edges[-1]:g} px")
+    return size_bins(edges)[bisect_right(edges, max(box[2] - box[0], box[3] - box[1]))]
 
 
 def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5) -> list[tuple[int, int]]:
