@@ -10,7 +10,8 @@ reads each die once, as live frames are read; the second-look line is what
 
 When the card model is loaded it also times a Doubt-and-dice table: 1280x720 frames
 rendered by the synthesiser with 20 dice and 3 face-up cards (the card brief's target,
-30 ms median), the whole read and the card stages alone; and the dice frames once more
+30 ms median), the whole read as a live Doubt table reads a frame and as ``tableref read``
+reads a photo (with the second look), and the card stages alone; and the dice frames once more
 read with the card stages on (what ``tableref read`` and ``serve`` do when the card model is there).
 With specialists in the manifest, the dice frames are also read without them; give
 ``--images`` a folder of Nine Dice renders to see what the ブ/プ one costs where it is asked.
@@ -262,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
         fns = {}
         for b, reader in readers.items():
             fns[b] = reader.read
+            fns[b + "_second_look"] = reader.with_look(SECOND_LOOK).read
             fns[b + "_cards_only"] = lambda f, r=reader: r.cards.read_indices(f)
             if reader.cards.turns > 1:
                 fns[b + "_cards_one_turn"] = lambda f, c=reader.cards.with_turns(1): c.read_indices(f)
@@ -275,6 +277,9 @@ def run(args: argparse.Namespace) -> int:
         for b in readers:
             r, c = row[b], row[b + "_cards_only"]
             print(f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms   (card stages alone {c['median_ms']:.1f} ms)")
+            again = row[b + "_second_look"]
+            print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
+                  f"(the same frames as tableref read takes a photo: with the dice's second look)")
             if b + "_cards_one_turn" in row:
                 print(f"  cards/{b:<18} median {row[b + '_cards_one_turn']['median_ms']:6.1f} ms   (card stages reading each "
                       f"index once, not at {readers[b].cards.turns} quarter turns)")
