@@ -166,8 +166,9 @@ class DiceReader:
         """Face and colour probabilities for each box: one batched classifier call, and one
         more for the borderline dice, whose readings are averaged over more crops
         (``second_look``: which dice and crops, e.g. :data:`~vision.stages.SECOND_LOOK`;
-        None, the default: never). :data:`~vision.stages.SECOND_LOOK` costs a second
-        classifier call, 2.5-3.7 ms a frame here, so live frames go without it. Then the
+        None, :func:`load_reader`'s default: never; ``tableref read`` takes
+        :data:`~vision.stages.SECOND_LOOK`). It costs a second classifier call, about
+        2-3 ms a frame here, so live frames go without it. Then the
         specialists, when the manifest has any, re-read the dice that could show their faces
         (:func:`~vision.stages.ask_specialist`), from the look's views too."""
         face_p, colour_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)

@@ -108,8 +108,9 @@ class Look:
 
 
 SECOND_LOOK = Look(band=(0.5, 0.9), views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0)))
-"""The per-frame look (``--second-look``): a tighter and a looser crop of the borderline
-dice. Cheap enough for a still photo; live frames go without it."""
+"""The photo look: a tighter and a looser crop of the borderline dice. ``tableref read``
+and ``tableref eval`` take it by default (``--no-second-look``: none); cheap enough for a
+still photo, while live frames go without it."""
 
 CLOSER_LOOK = Look(
     band=(0.0, 0.9),
