@@ -5,7 +5,19 @@ their licences. :data:`HELDOUT_INDEX_FONTS` are never drawn on a training card:
 a held-out set (``heldout=True``) uses only them, to measure how a reader copes
 with a deck design it never saw.
 
+:data:`EXTRA_INDEX_FONTS` (a black grotesque, a condensed grotesque, an oldstyle
+serif and a wide grotesque; none monospaced or a slab, so the held-out slab stays
+unlike every training font) are for training decks only, and only when asked
+for: :data:`TRAIN_INDEX_FONTS`, the default training draw, leaves them out, so
+an old seed still renders the same bytes. A caller that wants them passes
+``TRAIN_INDEX_FONTS + EXTRA_INDEX_FONTS`` to :func:`font_weights`, which
+normalises over the names it is given.
+
 >>> set(TRAIN_INDEX_FONTS) & set(HELDOUT_INDEX_FONTS)
+set()
+>>> set(EXTRA_INDEX_FONTS) & set(TRAIN_INDEX_FONTS)
+set()
+>>> set(EXTRA_INDEX_FONTS) & set(HELDOUT_INDEX_FONTS)
 set()
 >>> all(font_path(name).is_file() for name in INDEX_FONTS)
 True
@@ -36,9 +48,18 @@ INDEX_FONTS: dict[str, tuple[str, float]] = {
     "humanist": ("TablerefCardHumanist-Bold.ttf", 0.1),
     "rounded": ("TablerefCardRounded-ExtraBold.otf", 0.12),
     "slab": ("TablerefCardSlab-Bold.ttf", 0.0),  # held out
+    # extra training fonts, drawn only when asked for (EXTRA_INDEX_FONTS)
+    "black": ("TablerefCardBlack-Black.ttf", 0.1),
+    "narrow": ("TablerefCardNarrow-Bold.ttf", 0.1),
+    "oldstyle": ("TablerefCardOldstyle-Bold.otf", 0.1),
+    "wide": ("TablerefCardWide-ExtraBold.ttf", 0.1),
 }
 HELDOUT_INDEX_FONTS: tuple[str, ...] = ("slab",)
-TRAIN_INDEX_FONTS: tuple[str, ...] = tuple(n for n in INDEX_FONTS if n not in HELDOUT_INDEX_FONTS)
+EXTRA_INDEX_FONTS: tuple[str, ...] = ("black", "narrow", "oldstyle", "wide")
+# The default training draw: the original eight, in their order (old seeds render the same).
+TRAIN_INDEX_FONTS: tuple[str, ...] = tuple(
+    n for n in INDEX_FONTS if n not in HELDOUT_INDEX_FONTS and n not in EXTRA_INDEX_FONTS
+)
 
 
 def font_path(name: str) -> Path:

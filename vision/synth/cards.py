@@ -24,7 +24,7 @@ True
 from __future__ import annotations
 
 from vision.synth.card_faces import ALL_CARDS, CardDesign, CardFace, IndexMark, draw_back, draw_face, parse_card, sample_design
-from vision.synth.card_fonts import HELDOUT_INDEX_FONTS, TRAIN_INDEX_FONTS
+from vision.synth.card_fonts import EXTRA_INDEX_FONTS, HELDOUT_INDEX_FONTS, TRAIN_INDEX_FONTS
 from vision.synth.card_layout import LAYOUTS, CardOptions
 from vision.synth.card_scene import CardSceneConfig, render_card_scene
 from vision.synth.scene import RenderedScene, SceneConfig, render_scene
@@ -35,6 +35,7 @@ __all__ = [
     "CardFace",
     "CardOptions",
     "CardSceneConfig",
+    "EXTRA_INDEX_FONTS",
     "HELDOUT_INDEX_FONTS",
     "IndexMark",
     "LAYOUTS",

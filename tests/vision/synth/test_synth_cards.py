@@ -157,6 +157,16 @@ def test_index_fonts_ship_with_their_licences() -> None:
         assert all(ord(c) in cmap for c in "0123456789AJQK"), name
 
 
+def test_extra_index_fonts_stay_out_of_the_default_draw() -> None:
+    extra, train, held = card_fonts.EXTRA_INDEX_FONTS, card_fonts.TRAIN_INDEX_FONTS, card_fonts.HELDOUT_INDEX_FONTS
+    assert set(extra) <= set(card_fonts.INDEX_FONTS) and len(extra) == 4
+    assert not set(extra) & set(train) and not set(extra) & set(held)
+    # the default training draw is unchanged (old seeds render the same bytes)
+    assert train == ("serif-bold", "serif", "serif-condensed", "sans-bold", "condensed", "grotesk", "humanist", "rounded")
+    assert all(card_fonts.INDEX_FONTS[n][1] > 0 for n in extra)
+    assert (card_fonts.FONT_DIR / "Apache-2.0.txt").is_file()
+
+
 # ---- scenes ----------------------------------------------------------------
 
 

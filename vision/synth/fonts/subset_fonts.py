@@ -2,11 +2,12 @@
 
 Not imported at run time. Needs fontTools and the Debian packages
 ``fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho`` (katakana) and
-``fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-cantarell``
-(card indices)::
+``fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-cantarell
+fonts-lato fonts-roboto-unhinted fonts-ebgaramond fonts-open-sans`` (card indices)::
 
     apt-get install fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho
     apt-get install fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-cantarell
+    apt-get install fonts-lato fonts-roboto-unhinted fonts-ebgaramond fonts-open-sans
     python vision/synth/fonts/subset_fonts.py [kana|cards|all]
 
 Each font is cut down to :data:`CHARS` (the Nine Dice katakana plus the card
@@ -17,8 +18,9 @@ packages above (Article 3.1(2)).
 
 The card index fonts are cut down to :data:`CARD_CHARS`. Those under the SIL OFL
 get new names (``TablerefCard*``), so no Reserved Font Name (Liberation, Arimo,
-Tinos, Cousine, Carlito) is carried by a Modified Version (OFL condition 3);
-the DejaVu subsets keep their names, which the Bitstream Vera licence allows
+Tinos, Cousine, Carlito, Lato, EB Garamond) is carried by a Modified Version (OFL
+condition 3); the Apache-2.0 ones (Roboto Condensed, Open Sans) are renamed too,
+for consistency (and as modified files they say so by their new names); the DejaVu subsets keep their names, which the Bitstream Vera licence allows
 (it only forbids "Bitstream" and "Vera" in a modified font's name).
 """
 
@@ -49,6 +51,27 @@ SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
 
 _DEJAVU = "/usr/share/fonts/truetype/dejavu/"
 _LIB2 = "/usr/share/fonts/truetype/liberation2/"
+_EXTRA = (  # the extra training-only index fonts (card_fonts.EXTRA_INDEX_FONTS)
+    ("TablerefCardBlack-Black.ttf", "/usr/share/fonts/truetype/lato/Lato-Black.ttf", None, "TablerefCardBlack Black"),
+    (
+        "TablerefCardNarrow-Bold.ttf",
+        "/usr/share/fonts/truetype/roboto/unhinted/RobotoCondensed-Bold.ttf",
+        None,
+        "TablerefCardNarrow Bold",
+    ),
+    (
+        "TablerefCardOldstyle-Bold.otf",
+        "/usr/share/fonts/opentype/ebgaramond/EBGaramond12-Bold.otf",
+        None,
+        "TablerefCardOldstyle Bold",
+    ),
+    (
+        "TablerefCardWide-ExtraBold.ttf",
+        "/usr/share/fonts/truetype/open-sans/OpenSans-ExtraBold.ttf",
+        None,
+        "TablerefCardWide ExtraBold",
+    ),
+)
 # Card index fonts: (output file, source path, None, new family name or None).
 CARD_SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
     ("DejaVuSans-Bold-cards.ttf", _DEJAVU + "DejaVuSans-Bold.ttf", None, None),
@@ -60,6 +83,7 @@ CARD_SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
     ("TablerefCardSlab-Bold.ttf", _LIB2 + "LiberationMono-Bold.ttf", None, "TablerefCardSlab Bold"),
     ("TablerefCardHumanist-Bold.ttf", "/usr/share/fonts/truetype/crosextra/Carlito-Bold.ttf", None, "TablerefCardHumanist Bold"),
     ("TablerefCardRounded-ExtraBold.otf", "/usr/share/fonts/opentype/cantarell/Cantarell-ExtraBold.otf", None, "TablerefCardRounded ExtraBold"),
+    *_EXTRA,
 )
 
 
@@ -72,7 +96,7 @@ def _load(path: str, index: int | None) -> TTFont:
 def _rename(font: TTFont, family: str) -> None:
     """Replace every name that carries the original font's name (IPA licence 3.1(4), OFL condition 3)."""
     for rec in font["name"].names:
-        if rec.nameID in (1, 4, 16, 21):
+        if rec.nameID in (1, 4, 16, 18, 21):  # 18: Mac compatible full name (EB Garamond has one)
             rec.string = family
         elif rec.nameID == 6:
             rec.string = family.replace(" ", "")
