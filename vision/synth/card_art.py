@@ -35,8 +35,14 @@ PALETTES: tuple[tuple[Colour, ...], ...] = (
     ((150, 20, 30), (20, 30, 70), (200, 160, 60), (10, 10, 10)),
 )
 SKIN: tuple[Colour, ...] = ((246, 214, 180), (236, 200, 160), (250, 228, 200), (222, 180, 140))
-COURT_STYLES: tuple[str, ...] = ("classic", "geometric", "silhouette", "minimal", "mosaic")
+COURT_STYLES: tuple[str, ...] = ("classic", "geometric", "silhouette", "minimal", "mosaic", "woodcut", "stained-glass", "portrait")
 HELDOUT_COURT_STYLES: tuple[str, ...] = ("mosaic",)
+# Drawn only when a training set asks for wider deck designs (``CardOptions.wide_decks``),
+# so that the sets rendered before them keep their bytes. Busy, many-coloured artwork
+# beside the index is what real court cards have and what the reader most often loses
+# an index against.
+EXTRA_COURT_STYLES: tuple[str, ...] = ("woodcut", "stained-glass", "portrait")
+TRAIN_COURT_STYLES: tuple[str, ...] = tuple(s for s in COURT_STYLES if s not in HELDOUT_COURT_STYLES and s not in EXTRA_COURT_STYLES)
 BACK_PATTERNS: tuple[str, ...] = ("lattice", "dots", "checker", "rings", "emblem", "swirl", "stripes")
 
 
@@ -148,6 +154,85 @@ def _half_figure(half: np.ndarray, rng: np.random.Generator, rank: str, palette:
         _poly(half, [(ix, h * 0.02), (ix + w * 0.05, h * 0.14), (ix, h * 0.2), (ix - w * 0.05, h * 0.14)], (190, 190, 195))
 
 
+def _hatch(half: np.ndarray, rng: np.random.Generator, colour: Colour, where: np.ndarray) -> None:
+    """Engraver's hatching: parallel thin lines in ``colour`` over the pixels ``where`` is true."""
+    h, w = half.shape[:2]
+    lines = half.copy()
+    angle = float(rng.uniform(0, math.pi))
+    step = max(2.0, w * float(rng.uniform(0.025, 0.05)))
+    lw = max(1.0, step * 0.3)
+    dx, dy = math.cos(angle), math.sin(angle)
+    reach = float(h + w)
+    for t in np.arange(-reach, reach, step):
+        px, py = w / 2 - dy * t, h / 2 + dx * t
+        _line(lines, (px - dx * reach, py - dy * reach), (px + dx * reach, py + dy * reach), colour, lw)
+    half[where] = lines[where]
+
+
+def _woodcut_half(half: np.ndarray, rng: np.random.Generator, rank: str, palette: tuple[Colour, ...], ink: Colour) -> None:
+    """A court figure as an old woodcut: the figure, hatched over, and a hatched ground."""
+    stock = half.copy()
+    _half_figure(half, rng, rank, palette, ink)
+    figure = np.any(np.abs(half.astype(np.int16) - stock) > 12, axis=2)
+    dark = palette[3]
+    _hatch(half, rng, dark, figure)
+    if rng.random() < 0.6:  # the ground behind the figure, hatched the other way in a paler ink
+        pale = tuple(int(v * 0.45 + 250 * 0.55) for v in palette[int(rng.integers(3))])
+        _hatch(half, rng, pale, ~figure)  # type: ignore[arg-type]
+
+
+def _glass_half(half: np.ndarray, rng: np.random.Generator, palette: tuple[Colour, ...]) -> None:
+    """Stained glass: Voronoi cells in the palette's colours, leaded with dark lines."""
+    h, w = half.shape[:2]
+    n = int(rng.integers(12, 30))
+    pts = rng.uniform([0, 0], [w, h], (n, 2)).astype(np.float32)
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    d = (xx[None] - pts[:, 0, None, None]) ** 2 + (yy[None] - pts[:, 1, None, None]) ** 2
+    cell = np.argmin(d, axis=0)
+    colours = np.array([_pick(rng, palette) if rng.random() < 0.8 else (236, 228, 200) for _ in range(n)], np.uint8)
+    half[:] = colours[cell]
+    lead = np.zeros((h, w), bool)
+    lead[:, 1:] |= cell[:, 1:] != cell[:, :-1]
+    lead[1:, :] |= cell[1:, :] != cell[:-1, :]
+    k = max(1, int(round(w * 0.012)))
+    lead = cv2.dilate(lead.astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    half[lead] = palette[3]
+
+
+def _portrait_half(half: np.ndarray, rng: np.random.Generator, rank: str, palette: tuple[Colour, ...], ink: Colour) -> None:
+    """A shaded oval medallion round the figure, with scrolls in the corners."""
+    h, w = half.shape[:2]
+    main, second, gold, dark = palette
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    cx, cy = w / 2, h * 0.62
+    r = np.sqrt(((xx - cx) / (w * 0.5)) ** 2 + ((yy - cy) / (h * 0.62)) ** 2)
+    inside = r < 1.0
+    shade = np.clip(r, 0, 1)[..., None]
+    ground = np.array(_pick(rng, (second, main, gold)), np.float32)
+    half[inside] = (ground * (1.0 - 0.55 * shade) + np.array(dark, np.float32) * 0.55 * shade)[inside].astype(np.uint8)
+    _half_figure(half, rng, rank, palette, ink)
+    half[~inside & (r < 1.06)] = gold
+    for sx in (0.0, 1.0):  # scrolls: a few nested arcs in each top corner
+        c = (int(sx * w * 16), 0)
+        for i in range(int(rng.integers(2, 5))):
+            rad = int(w * (0.1 + 0.06 * i) * 16)
+            cv2.ellipse(half, c, (rad, rad), 0, 0, 360, _pick(rng, (gold, dark, main)), max(1, int(w * 0.015)), cv2.LINE_AA, 4)  # type: ignore[arg-type]
+
+
+def _border_motifs(img: np.ndarray, rng: np.random.Generator, box: tuple[int, int, int, int], palette: tuple[Colour, ...]) -> None:
+    """Small repeated diamonds along the inside of the artwork's frame."""
+    x0, y0, x1, y1 = box
+    step = max(4.0, (x1 - x0) * float(rng.uniform(0.05, 0.08)))
+    s = step * 0.35
+    colour = _pick(rng, palette)
+    for x in np.arange(x0 + step / 2, x1, step):
+        for y in (y0 + s + 1, y1 - s - 1):
+            _poly(img, [(x, y - s), (x + s, y), (x, y + s), (x - s, y)], colour)  # type: ignore[arg-type]
+    for y in np.arange(y0 + step / 2, y1, step):
+        for x in (x0 + s + 1, x1 - s - 1):
+            _poly(img, [(x, y - s), (x + s, y), (x, y + s), (x - s, y)], colour)  # type: ignore[arg-type]
+
+
 def _double(img: np.ndarray, box: tuple[int, int, int, int], draw) -> None:
     """Draw the upper half with ``draw(half)`` and put it, turned 180 degrees, below too."""
     x0, y0, x1, y1 = box
@@ -208,6 +293,20 @@ def draw_court(
         _letter(img, rank, font, x0 + bw * 0.8, y0 + bh * 0.1, bw * 0.16, ink)
     elif style == "minimal":
         _letter(img, rank, font, x0 + bw / 2, y0 + bh / 2, min(bw, bh) * float(rng.uniform(0.35, 0.55)), ink)
+    elif style == "woodcut":
+        _double(img, box, lambda half: _woodcut_half(half, rng, rank, palette, ink))
+        _line(img, (x0, y0 + bh / 2), (x1, y0 + bh / 2), dark, line_w)
+    elif style == "stained-glass":
+        _double(img, box, lambda half: _glass_half(half, rng, palette))
+        if rng.random() < 0.7:
+            cx, cy = x0 + bw / 2, y0 + bh / 2
+            r = bw * float(rng.uniform(0.16, 0.24))
+            _circle(img, (cx, cy), r, (248, 246, 240))
+            _circle(img, (cx, cy), r, dark, max(1, int(round(line_w * 1.5))))
+            _letter(img, rank, font, cx, cy, r * 1.1, ink)
+    elif style == "portrait":
+        _double(img, box, lambda half: _portrait_half(half, rng, rank, palette, ink))
+        _border_motifs(img, rng, box, palette)
     else:  # mosaic (held out)
         n = int(rng.integers(5, 9))
         tile = bw / n

@@ -123,12 +123,23 @@ def _jitter(rng: np.random.Generator, c: Colour, amount: float) -> Colour:
     return tuple(int(np.clip(v + rng.normal(0.0, amount), 0, 255)) for v in c)  # type: ignore[return-value]
 
 
-def sample_design(rng: np.random.Generator, heldout: bool = False) -> CardDesign:
-    """A random deck. ``heldout`` decks use only the held-out index font and court style."""
+def sample_design(rng: np.random.Generator, heldout: bool = False, wide: bool = False) -> CardDesign:
+    """A random deck. ``heldout`` decks use only the held-out index font and court style.
+
+    ``wide`` training decks also draw the extra index fonts and court styles
+    (``card_fonts.EXTRA_INDEX_FONTS``, ``card_art.EXTRA_COURT_STYLES``); the random
+    draws are the same either way, so a seed picks the same deck but for its font and
+    court style.
+
+    >>> sample_design(np.random.default_rng(1), wide=True).court_style in card_art.COURT_STYLES
+    True
+    """
+    if heldout and wide:
+        raise ValueError("a held-out deck cannot also be a wide training deck")
     deck = "poker" if rng.random() < 0.7 else "bridge"
     w, h = DECK_SIZES_MM[deck]
     stock_name = str(rng.choice(list(STOCKS), p=[0.45, 0.2, 0.15, 0.12, 0.08]))
-    fonts = card_fonts.HELDOUT_INDEX_FONTS if heldout else card_fonts.TRAIN_INDEX_FONTS
+    fonts = card_fonts.HELDOUT_INDEX_FONTS if heldout else card_fonts.TRAIN_INDEX_FONTS + (card_fonts.EXTRA_INDEX_FONTS if wide else ())
     font = str(fonts[int(rng.choice(len(fonts), p=card_fonts.font_weights(fonts)))])
     jumbo = rng.random() < 0.12
     rank_mm = float(rng.uniform(8.5, 11.0) if jumbo else rng.uniform(5.6, 8.0))
@@ -136,7 +147,7 @@ def sample_design(rng: np.random.Generator, heldout: bool = False) -> CardDesign
     border = str(rng.choice(BORDERS, p=[0.7, 0.15, 0.15]))
     edge_pad = 1.8 if border == "edge" else 0.0
     cx = float(rng.uniform(3.6, 5.2)) + rank_mm * 0.12 + edge_pad
-    courts = card_art.HELDOUT_COURT_STYLES if heldout else tuple(s for s in card_art.COURT_STYLES if s not in card_art.HELDOUT_COURT_STYLES)
+    courts = card_art.HELDOUT_COURT_STYLES if heldout else card_art.TRAIN_COURT_STYLES + (card_art.EXTRA_COURT_STYLES if wide else ())
     pip_mm = float(rng.uniform(0.13, 0.18)) * w
     # The pip columns stay clear of the index column.
     min_x = (cx + rank_mm * 0.75 + pip_mm * 0.6 + 1.0) / w

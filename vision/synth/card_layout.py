@@ -54,6 +54,7 @@ class CardOptions:
     layouts: tuple[str, ...] | None = None
     groups: tuple[int, int] = (1, 3)
     heldout: bool = False
+    wide_decks: bool = False  # training decks also draw the extra index fonts and court styles
     min_visible: float = 0.85
     min_index_px: float = 5.0
     hand: tuple[str, ...] | None = None  # exactly these cards, face up in one row, all in view
@@ -82,6 +83,8 @@ def check_options(options: CardOptions) -> None:
         raise BadSceneConfig(f"card groups {options.groups}: give 1 <= low <= high <= 6")
     if not 0.0 < options.min_visible <= 1.0:
         raise BadSceneConfig("min_visible must be in (0, 1]")
+    if options.heldout and options.wide_decks:
+        raise BadSceneConfig("held-out decks and wide training decks exclude each other")
 
 
 @dataclass

@@ -55,6 +55,7 @@ class CardSceneConfig:
     layouts: tuple[str, ...] | None = None  # see card_layout.LAYOUTS; None = all
     groups: tuple[int, int] = (1, 3)  # how many groups of cards
     heldout: bool = False  # held-out table families and deck designs (index font, court style)
+    wide_decks: bool = False  # training decks also draw the extra index fonts and court styles
     table_families: tuple[str, ...] | None = None  # None = TRAIN_FAMILIES (HELDOUT_FAMILIES when heldout)
     distractors: bool = True
     occluders: bool = True  # hands and fingers over the cards
@@ -72,12 +73,14 @@ class CardSceneConfig:
         return HELDOUT_FAMILIES if self.heldout else TRAIN_FAMILIES
 
     def options(self) -> CardOptions:
-        return CardOptions(layouts=self.layouts, groups=self.groups, heldout=self.heldout, min_visible=self.min_visible, hand=self.hand)
+        return CardOptions(layouts=self.layouts, groups=self.groups, heldout=self.heldout, wide_decks=self.wide_decks, min_visible=self.min_visible, hand=self.hand)
 
     def to_json(self) -> dict[str, Any]:
         out = {"scene": "cards", **dataclasses.asdict(self)}
         if self.hand is None:
             del out["hand"]  # a set written before hands could be asked for reads the same
+        if not self.wide_decks:
+            del out["wide_decks"]  # likewise for sets written before wide decks
         return out
 
 
@@ -169,7 +172,7 @@ def _render(rng: np.random.Generator, config: CardSceneConfig) -> RenderedScene 
         w, h = RESOLUTIONS[int(rng.choice(len(RESOLUTIONS), p=_RES_P))]
     families = config.families
     family = str(families[int(rng.integers(len(families)))])
-    design = sample_design(rng, heldout=config.heldout)
+    design = sample_design(rng, heldout=config.heldout, wide=config.wide_decks)
     options = config.options()
     card_mm = design.size_mm[1]
 

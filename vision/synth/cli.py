@@ -6,6 +6,7 @@
     tableref synth --out data/mixed --n 2000 --seed 4 --mixed             # dice and cards together
     tableref synth --out data/synth-nine --n 1200 --seed 31 --dice-sets nine  # Nine Dice only
     tableref synth --out data/cards-heldout --n 500 --seed 5 --cards --heldout
+    tableref synth --out data/cards-wide --n 2400 --seed 61 --cards --wide-decks  # more fonts and court art
 
 See vision/synth/writer.py for the layout written and vision/synth/README.md
 for what the scenes hold.
@@ -34,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--cards", action="store_true", help="playing cards only (labels: one per visible corner index)")
     what.add_argument("--mixed", action="store_true", help="dice and playing cards in the same scenes")
     parser.add_argument("--layouts", help=f"with --cards or --mixed: comma-separated card layouts (default: {','.join(LAYOUTS)})")
+    parser.add_argument("--wide-decks", action="store_true",
+                        help="with --cards or --mixed: training decks also draw the extra index fonts and court styles "
+                             "(not with --heldout; without it a seed renders as before they existed)")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
     parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
     parser.add_argument("--marbled", type=float, default=None, metavar="P",
@@ -59,6 +63,13 @@ def run(args: argparse.Namespace) -> int:
     if layouts_arg and not (cards or mixed):
         print("tableref synth: --layouts needs --cards or --mixed", file=sys.stderr)
         return 2
+    wide = getattr(args, "wide_decks", False)
+    if wide and not (cards or mixed):
+        print("tableref synth: --wide-decks needs --cards or --mixed", file=sys.stderr)
+        return 2
+    if wide and args.heldout:
+        print("tableref synth: --wide-decks and --heldout exclude each other (held-out decks keep their own designs)", file=sys.stderr)
+        return 2
     sets_arg = getattr(args, "dice_sets", None)
     if sets_arg and cards:
         print("tableref synth: --dice-sets needs dice in the scenes (not --cards)", file=sys.stderr)
@@ -72,9 +83,10 @@ def run(args: argparse.Namespace) -> int:
     layouts = tuple(s.strip() for s in layouts_arg.split(",") if s.strip()) if layouts_arg else None
     config: SceneConfig | CardSceneConfig
     if cards:
-        config = CardSceneConfig(width=args.width, height=args.height, table_families=families, heldout=args.heldout, layouts=layouts)
+        config = CardSceneConfig(width=args.width, height=args.height, table_families=families, heldout=args.heldout, layouts=layouts,
+                                 wide_decks=wide)
     else:
-        card_options = CardOptions(layouts=layouts, heldout=args.heldout) if mixed else None
+        card_options = CardOptions(layouts=layouts, heldout=args.heldout, wide_decks=wide) if mixed else None
         config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options, dice_sets=dice_sets,
                              marbled=MARBLED if marbled is None else marbled)
     try:

@@ -97,8 +97,11 @@ class SceneConfig:
             out["dice"] = [dataclasses.asdict(d) for d in self.dice]
         if self.cards is None:
             del out["cards"]  # a dice-only config reads as it always did
-        elif self.cards.hand is None:
-            del out["cards"]["hand"]  # as did a card config before hands could be asked for
+        else:
+            if self.cards.hand is None:
+                del out["cards"]["hand"]  # as did a card config before hands could be asked for
+            if not self.cards.wide_decks:
+                del out["cards"]["wide_decks"]  # and before wide decks
         if self.dice_sets is None:
             del out["dice_sets"]
         if self.marbled == MARBLED:
@@ -696,7 +699,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
 
 def _lay_cards(rng: np.random.Generator, cam: Camera, albedo: np.ndarray, light: Light, options: CardOptions, dice: list[_Die]) -> LaidCards | None:
     """Cards into the table albedo, in groups that keep clear of the dice where they can."""
-    design = sample_design(rng, heldout=options.heldout)
+    design = sample_design(rng, heldout=options.heldout, wide=options.wide_decks)
     avoid = [(d.pose.centre[:2], d.half * 1.6) for d in dice if d.pose is not None]
     cards = plan_cards(rng, cam, options, design, avoid)
     if not cards:
