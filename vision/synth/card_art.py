@@ -176,7 +176,7 @@ def _woodcut_half(half: np.ndarray, rng: np.random.Generator, rank: str, palette
     figure = np.any(np.abs(half.astype(np.int16) - stock) > 12, axis=2)
     dark = palette[3]
     _hatch(half, rng, dark, figure)
-    if rng.random() < 0.6:  # the ground behind the figure, hatched the other way in a paler ink
+    if rng.random() < 0.6:  # the ground behind the figure, hatched at its own angle in a paler ink
         pale = tuple(int(v * 0.45 + 250 * 0.55) for v in palette[int(rng.integers(3))])
         _hatch(half, rng, pale, ~figure)  # type: ignore[arg-type]
 
@@ -225,12 +225,10 @@ def _border_motifs(img: np.ndarray, rng: np.random.Generator, box: tuple[int, in
     step = max(4.0, (x1 - x0) * float(rng.uniform(0.05, 0.08)))
     s = step * 0.35
     colour = _pick(rng, palette)
-    for x in np.arange(x0 + step / 2, x1, step):
-        for y in (y0 + s + 1, y1 - s - 1):
-            _poly(img, [(x, y - s), (x + s, y), (x, y + s), (x - s, y)], colour)  # type: ignore[arg-type]
-    for y in np.arange(y0 + step / 2, y1, step):
-        for x in (x0 + s + 1, x1 - s - 1):
-            _poly(img, [(x, y - s), (x + s, y), (x, y + s), (x - s, y)], colour)  # type: ignore[arg-type]
+    centres = [(x, y) for x in np.arange(x0 + step / 2, x1, step) for y in (y0 + s + 1, y1 - s - 1)]
+    centres += [(x, y) for y in np.arange(y0 + step / 2, y1, step) for x in (x0 + s + 1, x1 - s - 1)]
+    for x, y in centres:
+        _poly(img, [(x, y - s), (x + s, y), (x, y + s), (x - s, y)], colour)  # type: ignore[arg-type]
 
 
 def _double(img: np.ndarray, box: tuple[int, int, int, int], draw) -> None:

@@ -67,9 +67,6 @@ def run(args: argparse.Namespace) -> int:
     if wide and not (cards or mixed):
         print("tableref synth: --wide-decks needs --cards or --mixed", file=sys.stderr)
         return 2
-    if wide and args.heldout:
-        print("tableref synth: --wide-decks and --heldout exclude each other (held-out decks keep their own designs)", file=sys.stderr)
-        return 2
     sets_arg = getattr(args, "dice_sets", None)
     if sets_arg and cards:
         print("tableref synth: --dice-sets needs dice in the scenes (not --cards)", file=sys.stderr)
