@@ -20,8 +20,9 @@ The card index fonts are cut down to :data:`CARD_CHARS`. Those under the SIL OFL
 get new names (``TablerefCard*``), so no Reserved Font Name (Liberation, Arimo,
 Tinos, Cousine, Carlito, Lato, EB Garamond) is carried by a Modified Version (OFL
 condition 3); the Apache-2.0 ones (Roboto Condensed, Open Sans) are renamed too,
-for consistency (and as modified files they say so by their new names); the DejaVu subsets keep their names, which the Bitstream Vera licence allows
-(it only forbids "Bitstream" and "Vera" in a modified font's name).
+for consistency, and their new names say they are modified files. The DejaVu
+subsets keep their names, which the Bitstream Vera licence allows (it only
+forbids "Bitstream" and "Vera" in a modified font's name).
 """
 
 from __future__ import annotations
@@ -51,27 +52,6 @@ SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
 
 _DEJAVU = "/usr/share/fonts/truetype/dejavu/"
 _LIB2 = "/usr/share/fonts/truetype/liberation2/"
-_EXTRA = (  # the extra training-only index fonts (card_fonts.EXTRA_INDEX_FONTS)
-    ("TablerefCardBlack-Black.ttf", "/usr/share/fonts/truetype/lato/Lato-Black.ttf", None, "TablerefCardBlack Black"),
-    (
-        "TablerefCardNarrow-Bold.ttf",
-        "/usr/share/fonts/truetype/roboto/unhinted/RobotoCondensed-Bold.ttf",
-        None,
-        "TablerefCardNarrow Bold",
-    ),
-    (
-        "TablerefCardOldstyle-Bold.otf",
-        "/usr/share/fonts/opentype/ebgaramond/EBGaramond12-Bold.otf",
-        None,
-        "TablerefCardOldstyle Bold",
-    ),
-    (
-        "TablerefCardWide-ExtraBold.ttf",
-        "/usr/share/fonts/truetype/open-sans/OpenSans-ExtraBold.ttf",
-        None,
-        "TablerefCardWide ExtraBold",
-    ),
-)
 # Card index fonts: (output file, source path, None, new family name or None).
 CARD_SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
     ("DejaVuSans-Bold-cards.ttf", _DEJAVU + "DejaVuSans-Bold.ttf", None, None),
@@ -83,7 +63,11 @@ CARD_SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
     ("TablerefCardSlab-Bold.ttf", _LIB2 + "LiberationMono-Bold.ttf", None, "TablerefCardSlab Bold"),
     ("TablerefCardHumanist-Bold.ttf", "/usr/share/fonts/truetype/crosextra/Carlito-Bold.ttf", None, "TablerefCardHumanist Bold"),
     ("TablerefCardRounded-ExtraBold.otf", "/usr/share/fonts/opentype/cantarell/Cantarell-ExtraBold.otf", None, "TablerefCardRounded ExtraBold"),
-    *_EXTRA,
+    # the extra training-only index fonts (card_fonts.EXTRA_INDEX_FONTS)
+    ("TablerefCardBlack-Black.ttf", "/usr/share/fonts/truetype/lato/Lato-Black.ttf", None, "TablerefCardBlack Black"),
+    ("TablerefCardNarrow-Bold.ttf", "/usr/share/fonts/truetype/roboto/unhinted/RobotoCondensed-Bold.ttf", None, "TablerefCardNarrow Bold"),
+    ("TablerefCardOldstyle-Bold.otf", "/usr/share/fonts/opentype/ebgaramond/EBGaramond12-Bold.otf", None, "TablerefCardOldstyle Bold"),
+    ("TablerefCardWide-ExtraBold.ttf", "/usr/share/fonts/truetype/open-sans/OpenSans-ExtraBold.ttf", None, "TablerefCardWide ExtraBold"),
 )
 
 
