@@ -7,6 +7,10 @@ corner shows. Two ONNX models, the same shape as the dice reader's
 and a classifier on square crops around each index whose two heads are the rank
 (``faces`` in ``card-reader.json``) and the suit (``colours`` there).
 
+The classifier may also have a rank class :data:`NOT_AN_INDEX` (trained on the detector's
+own false alarms, session 15): a box it reads as that most likely is dropped, and the
+probability it puts there lowers every other reading's score.
+
 An index's ``score`` is P(rank) x P(suit). It is flagged ``uncertain`` when that is
 below the reporting threshold, or when the detector itself is unsure of the box; it is
 still listed with its most likely reading, so a player sees it and a referee waits
@@ -33,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from vision.backends import Model
-from vision.detections import CARD_RANKS, CARD_SUITS, Detection
+from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
 from vision.stages import BoxesFound, classify_crops, detect_boxes, prepare_detector
 
@@ -50,10 +54,10 @@ class CardReader:
         turns: int | None = None,
     ) -> None:
         cls = manifest.classifier
-        if tuple(cls.faces) != CARD_RANKS or tuple(cls.colours) != CARD_SUITS:
+        if tuple(cls.faces) not in (CARD_RANKS, (*CARD_RANKS, NOT_AN_INDEX)) or tuple(cls.colours) != CARD_SUITS:
             raise ManifestError(
                 f"card classifier classes {list(cls.faces)} / {list(cls.colours)} are not the ranks {list(CARD_RANKS)} "
-                f"and suits {list(CARD_SUITS)}"
+                f"(and optionally {NOT_AN_INDEX!r}) and suits {list(CARD_SUITS)}"
             )
         self.manifest = manifest
         self.detector = detector
@@ -76,6 +80,7 @@ class CardReader:
             "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz},
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size, "turns": self.turns},
             "threshold": self.threshold,
+            "rejects_non_indices": self.rejects,
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
             "trained": self.manifest.training.get("created"),
         }
@@ -99,12 +104,20 @@ class CardReader:
         sure, than one (see the model card)."""
         return classify_crops(self.classifier, self.manifest.classifier, image, boxes)
 
+    @property
+    def rejects(self) -> bool:
+        """Whether the classifier can say a box is no corner index (:data:`NOT_AN_INDEX`)."""
+        return len(self.manifest.classifier.faces) > len(CARD_RANKS)
+
     def label(self, boxes: np.ndarray, rank_p: np.ndarray, suit_p: np.ndarray, box_scores: np.ndarray | None = None) -> tuple[Detection, ...]:
-        """One ``card`` detection per index box, left to right (``box_scores``: the detector's)."""
+        """One ``card`` detection per index box, left to right (``box_scores``: the detector's),
+        but for boxes whose most likely class is :data:`NOT_AN_INDEX`."""
         sure = self.manifest.detector.sure_threshold
         out = []
         for i in np.argsort(boxes[:, 0] + boxes[:, 2], kind="stable") if len(boxes) else ():
             r, s = int(rank_p[i].argmax()), int(suit_p[i].argmax())
+            if r >= len(CARD_RANKS):
+                continue
             score = min(1.0, max(0.0, float(rank_p[i, r]) * float(suit_p[i, s])))
             unsure_box = box_scores is not None and float(box_scores[i]) < sure
             out.append(

@@ -37,8 +37,9 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
+from vision import negatives
 from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo, renderer_of
-from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES
+from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import (
     CARD_CLASSIFIER_NAME,
     CARD_DETECTOR_NAME,
@@ -94,6 +95,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate (AdamW)")
     parser.add_argument("--cls-init", type=Path, metavar="PT",
                         help="continue a finished classifier run from this checkpoint with a new schedule")
+    parser.add_argument("--cls-negatives", type=Path, metavar="DIR",
+                        help="with --cards: mine the card detector of this model folder for false alarms on the "
+                             f"training images and teach the classifier a rank class {NOT_AN_INDEX!r} for them")
+    parser.add_argument("--cls-negatives-conf", type=float, default=negatives.DEFAULT_CONF, metavar="C",
+                        help="the lowest detector confidence a mined false alarm has (default %(default)s)")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of each training set held out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, or a CUDA index")
@@ -310,11 +316,14 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
                            batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, rotation=target.rotation,
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device)
+    mined, mining = mine_negatives(args, items)
+    if mining is not None:
+        faces = (*faces, NOT_AN_INDEX)
     t0 = time.time()
     train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log,
-                             target.kind, faces)
+                             target.kind, faces, mined)
     val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log,
-                           target.kind, faces)
+                           target.kind, faces, mined)
     log(f"classifier: {len(train)} train crops {tc.face_counts(train, faces)}, {len(val)} val crops, "
         f"{'suits' if target.kind == 'card' else 'colours'} {colours} ({time.time() - t0:.1f} s to cut)")
     if len(train) == 0:
@@ -338,9 +347,35 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
         "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, faces),
                   "train_with_colour": int((train.colours != tc.IGNORE).sum())},
         "export": export,
+        **({"negatives": mining} if mining else {}),
         **result,
     }
     return spec, meta
+
+
+def mine_negatives(args: argparse.Namespace, items) -> tuple[dict[Path, Any], dict[str, Any] | None]:
+    """``--cls-negatives``: each training image's card-detector false alarms, and their record."""
+    if getattr(args, "cls_negatives", None) is None:
+        return {}, None
+    if target_of(args).kind != "card" or args.stage == "specialist":
+        raise SystemExit(f"--cls-negatives teaches the card classifier {NOT_AN_INDEX!r}: give --cards and "
+                         "--stage classifier or all")
+    t0 = time.time()
+    try:
+        detect, record = negatives.card_detector(args.cls_negatives, args.cls_negatives_conf)
+    except ManifestError as exc:
+        raise SystemExit(f"tableref train: {exc}") from None
+    mined = negatives.mine([(s, it) for s, it, _ in items], detect)
+    if not mined:
+        raise SystemExit(f"tableref train: the card detector of {args.cls_negatives} made no false alarms on these "
+                         f"images, so there is nothing to teach {NOT_AN_INDEX!r}; leave out --cls-negatives")
+    val = sum(len(mined.get(it.path, ())) for _, it, v in items if v)
+    total = sum(len(b) for b in mined.values())
+    record.update({"max_iou": negatives.DEFAULT_MAX_IOU, "train": total - val, "val": val,
+                   "images": len(mined), "seconds": round(time.time() - t0, 1)})
+    log(f"classifier: {total} detector false alarms in {len(mined)} of {len(items)} images become "
+        f"{NOT_AN_INDEX!r} crops ({record['seconds']} s)")
+    return mined, record
 
 
 def run_average(args, manifest: ReaderManifest) -> tuple[ClassifierSpec, dict[str, Any]]:

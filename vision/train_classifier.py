@@ -20,7 +20,7 @@ import os
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ import numpy as np
 from vision.augment import AugmentConfig, augment, context_crop, context_size
 from vision.crops import square_crop
 from vision.datasets import LabelledImage
-from vision.detections import CARD_RANKS, DIE_FACES
+from vision.detections import CARD_RANKS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import sha256_of
 
 IGNORE = -100  # torch's cross-entropy ignore_index: "no colour label"
@@ -78,11 +78,14 @@ def collect_crops(
     log: Callable[[str], None] = print,
     kind: str = "die",
     faces: Sequence[str] | None = None,
+    negatives: Mapping[Path, np.ndarray] | None = None,
 ) -> CropSet:
     """Cut one crop per labelled die (or, with ``kind="card"``, per card corner index, labelled
     rank and suit). ``context=True`` keeps the enlarged context crop for augmentation;
     otherwise the exact runtime crop (for validation). ``faces`` (default: every die face, or
-    every rank) names the first head's classes; objects showing any other face are skipped."""
+    every rank) names the first head's classes; objects showing any other face are skipped.
+    ``negatives`` (image path -> boxes: :func:`vision.negatives.mine`) adds a crop per box
+    labelled with the last of ``faces`` (:data:`NOT_AN_INDEX`) and no second-head label."""
     side = context_size(size) if context else size
     crops, labels, cols, sources = [], [], [], []
     colour_index = {c: i for i, c in enumerate(colours)}
@@ -90,19 +93,24 @@ def collect_crops(
         faces = CARD_RANKS if kind == "card" else DIE_FACES
     face_index = {f: i for i, f in enumerate(faces)}
     skipped = 0
+    negatives = negatives or {}
+    if negatives and faces[-1] != NOT_AN_INDEX:
+        raise ValueError(f"negatives need a last class {NOT_AN_INDEX!r} to be labelled with")
     for source, item in images:
         objects = [o for o in item.objects if o.kind == kind]
-        if not objects:
+        false = negatives.get(item.path, ())
+        if not objects and not len(false):
             continue
         img = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if img is None:
             skipped += 1
             continue
-        for d in objects:
-            face, colour = (d.face[:-1], d.face[-1]) if kind == "card" else (d.face, d.colour)
+        boxes = [(d.box, *((d.face[:-1], d.face[-1]) if kind == "card" else (d.face, d.colour))) for d in objects]
+        boxes += [(tuple(b), NOT_AN_INDEX, None) for b in false]
+        for box, face, colour in boxes:
             if face not in face_index:
                 continue
-            crop = context_crop(img, d.box, size, expand) if context else square_crop(img, d.box, size, expand)
+            crop = context_crop(img, box, size, expand) if context else square_crop(img, box, size, expand)
             crops.append(crop)
             labels.append(face_index[face])
             cols.append(colour_index.get(colour, IGNORE) if colour is not None else IGNORE)

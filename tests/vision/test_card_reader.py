@@ -10,7 +10,7 @@ import pytest
 from tests.vision import tiny_card_reader as tc
 from tests.vision import tiny_reader as tiny
 from vision.card_reader import CardReader, merge_corners
-from vision.detections import CARD_RANKS, Detection
+from vision.detections import CARD_RANKS, NOT_AN_INDEX, Detection
 from vision.manifest import ClassifierSpec, ManifestError
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, load_reader
 
@@ -67,6 +67,35 @@ def test_card_manifest_must_name_ranks_and_suits():
     bad = type(m)(m.detector, ClassifierSpec(file="x.onnx", faces=("1", "2"), colours=("S",)), m.threshold)
     with pytest.raises(ManifestError, match="ranks"):
         CardReader(bad, tc.FakeCardDetector(), tc.FakeCardClassifier())
+
+
+def rejecting_reader() -> CardReader:
+    m = tc.manifest()
+    spec = ClassifierSpec(file=m.classifier.file, size=40, faces=(*CARD_RANKS, NOT_AN_INDEX), colours=m.classifier.colours)
+    return CardReader(type(m)(m.detector, spec, m.threshold), tc.FakeCardDetector(), tc.FakeCardClassifier())
+
+
+def test_a_box_read_as_no_index_is_dropped_and_its_doubt_lowers_the_others():
+    reader = rejecting_reader()
+    assert reader.rejects and reader.info["rejects_non_indices"] and not tc.fake_card_reader().rejects
+    boxes = np.array([[0, 0, 10, 20], [50, 0, 60, 20], [100, 0, 110, 20]], np.float32)
+    rank_p = np.zeros((3, len(CARD_RANKS) + 1), np.float32)
+    rank_p[0, 0] = 1.0  # an ace, sure
+    rank_p[1, -1], rank_p[1, 1] = 0.6, 0.4  # most likely no index at all: dropped
+    rank_p[2, 2], rank_p[2, -1] = 0.55, 0.45  # a three, with some doubt that it is an index: under 0.6
+    suit_p = np.tile(np.array([[1, 0, 0, 0]], np.float32), (3, 1))
+    read = reader.label(boxes, rank_p, suit_p, np.full(3, 0.9, np.float32))
+    assert [(d.face, d.uncertain) for d in read] == [("AS", False), ("3S", True)]
+    assert read[1].score == pytest.approx(0.55)
+    assert read[1].box == (100.0, 0.0, 110.0, 20.0)
+
+
+def test_a_card_classifier_may_add_only_the_no_index_class():
+    m = tc.manifest()
+    for faces in ((*CARD_RANKS, "joker"), (NOT_AN_INDEX, *CARD_RANKS), (*CARD_RANKS, NOT_AN_INDEX, NOT_AN_INDEX)):
+        bad = type(m)(m.detector, ClassifierSpec(file="x.onnx", faces=faces, colours=m.classifier.colours), m.threshold)
+        with pytest.raises(ManifestError, match="ranks"):
+            CardReader(bad, tc.FakeCardDetector(), tc.FakeCardClassifier())
 
 
 def _d(face: str, x: float, y: float = 0.0, score: float = 0.99, uncertain: bool = False) -> Detection:

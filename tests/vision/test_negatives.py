@@ -1,0 +1,132 @@
+"""Hard negatives for the card classifier: the detector's false alarms become a "no index" class."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import negatives
+from vision.datasets import LabelledImage
+from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
+from vision.manifest import ManifestError
+from vision.reader import DEFAULT_MODEL_DIR
+from vision.train_classifier import IGNORE, collect_crops, face_counts
+
+WITH_NONE = (*CARD_RANKS, NOT_AN_INDEX)
+
+
+def card_image(tmp_path: Path, name: str = "a.jpg", cards: tuple[Detection, ...] | None = None) -> LabelledImage:
+    img = np.full((120, 160, 3), 90, np.uint8)
+    cv2.rectangle(img, (10, 10), (30, 40), (250, 250, 250), -1)
+    cv2.rectangle(img, (100, 60), (120, 90), (20, 20, 200), -1)
+    path = tmp_path / name
+    cv2.imwrite(str(path), img)
+    if cards is None:
+        cards = (Detection("card", "10H", None, (10, 10, 30, 40), 1.0), Detection("die", "3", "red", (60, 60, 80, 80), 1.0))
+    return LabelledImage(path, cards, 160, 120)
+
+
+def test_false_alarms_are_boxes_overlapping_no_label():
+    found = np.array([[10, 10, 30, 40], [12, 10, 32, 40], [100, 60, 120, 90], [25, 10, 45, 40]], np.float32)
+    labelled = np.array([[10, 10, 30, 40]], np.float32)
+    # a match, a loose box on the index (IoU 0.82) and a half-overlapping one (IoU 0.14) are not false alarms
+    assert negatives.false_alarms(found, labelled).tolist() == [[100, 60, 120, 90]]
+    assert len(negatives.false_alarms(found, labelled, max_iou=0.2)) == 2
+    assert len(negatives.false_alarms(found, np.zeros((0, 4)))) == 4  # nothing labelled: every box
+    assert negatives.false_alarms(np.zeros((0, 4)), labelled).shape == (0, 4)
+
+
+def test_mine_keeps_each_images_false_alarms_and_skips_clean_or_unreadable_images(tmp_path):
+    good = card_image(tmp_path)
+    clean = card_image(tmp_path, "b.jpg")
+    (tmp_path / "broken.jpg").write_bytes(b"not a jpeg")
+    broken = LabelledImage(tmp_path / "broken.jpg", (), 160, 120)
+    calls = []
+
+    def detect(image: np.ndarray) -> np.ndarray:
+        calls.append(image.shape)
+        boxes = [[10, 10, 30, 40]] + ([[100, 60, 120, 90]] if len(calls) == 1 else [])
+        return np.array(boxes, np.float32)
+
+    mined = negatives.mine([("s", good), ("s", clean), ("s", broken)], detect)
+    assert calls == [(120, 160, 3), (120, 160, 3)]
+    assert list(mined) == [good.path] and mined[good.path].tolist() == [[100, 60, 120, 90]]
+
+
+def test_collect_crops_labels_false_alarms_no_index_without_a_suit(tmp_path):
+    item = card_image(tmp_path)
+    only_alarm = card_image(tmp_path, "c.jpg", cards=())  # no labelled index, one false alarm
+    mined = {item.path: np.array([[100, 60, 120, 90]], np.float32), only_alarm.path: np.array([[0, 0, 20, 20]], np.float32)}
+    crops = collect_crops([("s", item), ("s", only_alarm)], list(CARD_SUITS), 40, 1.25, context=False,
+                          log=lambda _: None, kind="card", faces=WITH_NONE, negatives=mined)
+    assert [WITH_NONE[f] for f in crops.faces] == ["10", NOT_AN_INDEX, NOT_AN_INDEX]
+    assert crops.colours.tolist() == [CARD_SUITS.index("H"), IGNORE, IGNORE]
+    assert face_counts(crops, WITH_NONE) == {"10": 1, NOT_AN_INDEX: 2}
+    red = crops.crops[1].reshape(-1, 3).mean(axis=0)
+    assert red[2] > 120 and red[0] < 60  # the crop is the false alarm's box, the red patch
+    with pytest.raises(ValueError, match=NOT_AN_INDEX):
+        collect_crops([("s", item)], list(CARD_SUITS), 40, 1.25, context=False, log=lambda _: None, kind="card",
+                      negatives=mined)
+
+
+def test_card_detector_comes_from_a_model_folder(tmp_path):
+    with pytest.raises(ManifestError, match="card-reader.json"):
+        negatives.card_detector(tmp_path)
+    detect, record = negatives.card_detector(DEFAULT_MODEL_DIR, conf=0.3, threads=1)
+    assert record["detector"] == "card-detector.onnx" and record["conf"] == 0.3 and len(record["sha256"]) == 64
+    assert detect(np.full((240, 320, 3), 128, np.uint8)).shape == (0, 4)  # a blank table has no index
+
+
+def test_train_refuses_negatives_for_the_dice_or_the_specialist(tmp_path):
+    from vision.train import add_arguments, mine_negatives
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert mine_negatives(parser.parse_args(["--cards"]), []) == ({}, None)
+    for argv in (["--cls-negatives", str(tmp_path)], ["--stage", "specialist", "--cls-negatives", str(tmp_path)]):
+        with pytest.raises(SystemExit, match="--cards"):
+            mine_negatives(parser.parse_args(argv), [])
+    with pytest.raises(SystemExit, match="card-reader.json"):
+        mine_negatives(parser.parse_args(["--cards", "--cls-negatives", str(tmp_path)]), [])
+    blank = card_image(tmp_path, cards=())
+    with pytest.raises(SystemExit, match="no false alarms"):
+        mine_negatives(parser.parse_args(["--cards", "--cls-negatives", str(DEFAULT_MODEL_DIR)]), [("s", blank, False)])
+
+
+@pytest.mark.slow
+def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_path):
+    """``tableref train --cards --stage classifier --cls-negatives``: one tiny epoch on rendered
+    cards, exported with a fourteenth rank class that the runtime reader accepts."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import shutil
+
+    from web.cli import main
+
+    assert main(["synth", "--out", str(tmp_path / "cards"), "--n", "6", "--seed", "3", "--cards", "--workers", "1",
+                 "--quiet"]) == 0
+    out = tmp_path / "models"
+    out.mkdir()
+    for name in ("card-reader.json", "card-detector.onnx", "card-detector.pt", "card-classifier.onnx"):
+        shutil.copy(DEFAULT_MODEL_DIR / name, out / name)
+    argv = ["train", "--cards", "--stage", "classifier", "--synth", str(tmp_path / "cards"), "--cls-negatives",
+            str(DEFAULT_MODEL_DIR), "--cls-negatives-conf", "0.01", "--cls-epochs", "1", "--cls-samples", "64",
+            "--cls-batch", "32", "--workers", "0", "--runs", str(tmp_path / "runs"), "--out", str(out)]
+    assert main(argv) == 0
+    from vision.card_reader import CardReader
+    from vision.manifest import ReaderManifest
+    from vision.reader import load_pair
+
+    manifest = ReaderManifest.load(out / "card-reader.json")
+    assert manifest.classifier.faces == WITH_NONE and manifest.classifier.turns == 4
+    record = manifest.training["classifier"]["negatives"]
+    assert record["conf"] == 0.01 and record["train"] + record["val"] > 0
+    assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "card-reader.json").detector.sha256
+    reader = CardReader(manifest, *load_pair(out, "card-reader.json", manifest, "auto", 1, "auto"))
+    assert reader.rejects
+    image = cv2.imread(str(next((tmp_path / "cards" / "images").iterdir())))
+    assert all(d.face[:-1] in CARD_RANKS for d in reader.read_indices(image))
