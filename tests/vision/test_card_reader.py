@@ -81,12 +81,13 @@ def test_a_box_read_as_no_index_is_dropped_and_its_doubt_lowers_the_others():
     boxes = np.array([[0, 0, 10, 20], [50, 0, 60, 20], [100, 0, 110, 20]], np.float32)
     rank_p = np.zeros((3, len(CARD_RANKS) + 1), np.float32)
     rank_p[0, 0] = 1.0  # an ace, sure
-    rank_p[1, -1], rank_p[1, 1] = 0.6, 0.4  # most likely no index at all: dropped
-    rank_p[2, 2], rank_p[2, -1] = 0.55, 0.45  # a three, with some doubt that it is an index: under 0.6
+    rank_p[1, -1], rank_p[1, 1] = 0.5, 0.5  # as likely no index as an index: dropped
+    rank_p[2, 2], rank_p[2, 3], rank_p[2, 4], rank_p[2, -1] = 0.25, 0.2, 0.2, 0.35  # no index is likeliest, but
+    # an index of some rank is likelier still: kept, as an uncertain three
     suit_p = np.tile(np.array([[1, 0, 0, 0]], np.float32), (3, 1))
     read = reader.label(boxes, rank_p, suit_p, np.full(3, 0.9, np.float32))
     assert [(d.face, d.uncertain) for d in read] == [("AS", False), ("3S", True)]
-    assert read[1].score == pytest.approx(0.55)
+    assert read[1].score == pytest.approx(0.25)
     assert read[1].box == (100.0, 0.0, 110.0, 20.0)
 
 
