@@ -128,3 +128,102 @@ def _both_ways(m: Metrics, a: str, b: str) -> int:
     return (m.confusion.count(a, b) if a in labels and b in labels else 0) + (
         m.confusion.count(b, a) if a in labels and b in labels else 0
     )
+
+
+@dataclass(frozen=True)
+class IndexTally:
+    """Labelled corner indices of one kind (legible or not) and what the reader made of them."""
+
+    indices: int = 0
+    found: int = 0
+    rank_right: int = 0
+    suit_right: int = 0
+    sure: int = 0  # found and read surely
+    sure_wrong: int = 0  # read surely, rank or suit wrong: a guess
+
+    @property
+    def rank_accuracy_all(self) -> float | None:
+        return None if not self.indices else self.rank_right / self.indices
+
+    @property
+    def suit_accuracy_all(self) -> float | None:
+        return None if not self.indices else self.suit_right / self.indices
+
+    @property
+    def rank_accuracy_matched(self) -> float | None:
+        return None if not self.found else self.rank_right / self.found
+
+    @property
+    def suit_accuracy_matched(self) -> float | None:
+        return None if not self.found else self.suit_right / self.found
+
+    @property
+    def recall(self) -> float | None:
+        return None if not self.indices else self.found / self.indices
+
+    def add(self, found: bool, rank_ok: bool, suit_ok: bool, sure: bool) -> IndexTally:
+        return IndexTally(
+            self.indices + 1, self.found + found, self.rank_right + (found and rank_ok), self.suit_right + (found and suit_ok),
+            self.sure + (found and sure), self.sure_wrong + (found and sure and not (rank_ok and suit_ok)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "indices": self.indices, "found": self.found, "recall": self.recall,
+            "rank": {"right": self.rank_right, "accuracy_matched": self.rank_accuracy_matched, "accuracy_all": self.rank_accuracy_all},
+            "suit": {"right": self.suit_right, "accuracy_matched": self.suit_accuracy_matched, "accuracy_all": self.suit_accuracy_all},
+            "sure": self.sure, "sure_wrong": self.sure_wrong,
+        }
+
+
+@dataclass(frozen=True)
+class LegibilitySplit:
+    """Card scores apart for indices a person could read and for those no one could
+    (:mod:`vision.legibility`): the first should be read, the second flagged or missed."""
+
+    legible: IndexTally
+    illegible: IndexTally
+    scenes: int  # scenes with cards whose labelled indices are all legible
+    scenes_exact: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"legible": self.legible.to_json(), "illegible": self.illegible.to_json(),
+                "all_legible_scenes": {"images": self.scenes, "exact": self.scenes_exact}}
+
+
+def score_legibility(
+    items: Iterable[tuple[Sequence[Detection], Sequence[Detection], Sequence[Detection]]],
+    legible: Iterable[Sequence[bool]],
+    iou_threshold: float = 0.5,
+) -> LegibilitySplit:
+    """Score ``(ground-truth indices, predicted indices, merged cards)`` per image, with one
+    flag per ground-truth card index (in order) saying whether it is legible.
+
+    >>> from vision.detections import Detection as D
+    >>> gt = [D("card", "6S", None, (0, 0, 10, 20), 1.0), D("card", "AH", None, (50, 0, 60, 20), 1.0)]
+    >>> pred = [D("card", "9S", None, (0, 0, 10, 20), 0.9), D("card", "AH", None, (50, 0, 60, 20), 0.99)]
+    >>> s = score_legibility([(gt, pred, pred)], [(False, True)])
+    >>> s.legible.rank_accuracy_all, s.illegible.sure_wrong, s.scenes
+    (1.0, 1, 0)
+    """
+    good, bad = IndexTally(), IndexTally()
+    scenes = exact = 0
+    for (gt, pred, merged), flags in zip(items, legible, strict=True):
+        g = [o for o in gt if o.kind == "card"]
+        p = [o for o in pred if o.kind == "card"]
+        if len(flags) != len(g):
+            raise ValueError(f"{len(flags)} legibility flags for {len(g)} labelled card indices")
+        match = dict(greedy_match(np.array([o.box for o in g]).reshape(-1, 4), np.array([o.box for o in p]).reshape(-1, 4), iou_threshold))
+        for i, (o, ok) in enumerate(zip(g, flags)):
+            q = p[match[i]] if i in match else None
+            args = (q is not None, q is not None and rank_of(q.face) == rank_of(o.face),
+                    q is not None and suit_of(q.face) == suit_of(o.face), q is not None and not q.uncertain)
+            if ok:
+                good = good.add(*args)
+            else:
+                bad = bad.add(*args)
+        if g and all(flags):
+            scenes += 1
+            read = [o for o in merged if o.kind == "card"]
+            exact += sorted(o.face for o in read) == sorted({o.face for o in g}) and not any(o.uncertain for o in read)
+    return LegibilitySplit(good, bad, scenes, exact)

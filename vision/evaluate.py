@@ -21,11 +21,12 @@ import numpy as np
 
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.card_reader import merge_corners
-from vision.card_scoring import CardMetrics, score_cards
+from vision.card_scoring import CardMetrics, LegibilitySplit, score_cards, score_legibility
 from vision.confusion_plot import save_confusion
 from vision.datasets import DatasetError, LabelledImage, load_dataset, renderer_of
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
+from vision.legibility import MIN_GLYPH_PX, card_flags, dataset_legibility, max_blur_fraction
 from vision.manifest import QUARTER_TURNS, ManifestError
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
@@ -71,9 +72,10 @@ def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection
 
 def predict(
     reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False
-) -> tuple[Pairs, CardTriples, list[float], list[str]]:
-    """Per image: (truth, reading) for dice and (truth, card indices, merged cards) for cards."""
-    pairs, cards, times, failures = [], [], [], []
+) -> tuple[Pairs, CardTriples, list[float], list[str], list[LabelledImage]]:
+    """Per image read: (truth, reading) for dice and (truth, card indices, merged cards) for
+    cards; the times, the images that could not be read, and the items that were."""
+    pairs, cards, times, failures, scored = [], [], [], [], []
     for item in items:
         try:
             image = read_image(item.path)
@@ -92,7 +94,25 @@ def predict(
         pairs.append((item.objects, objects))
         cards.append((item.cards(), indices, tuple(o for o in objects if o.kind == "card")))
         times.append(ms)
-    return pairs, cards, times, failures
+        scored.append(item)
+    return pairs, cards, times, failures, scored
+
+
+def legibility_split(
+    root: Path, scored: list[LabelledImage], card_items: CardTriples, iou: float
+) -> LegibilitySplit | None:
+    """Card scores split by :mod:`vision.legibility`, for a synthetic set with scene records
+    for every labelled index; None otherwise (photos, older sets)."""
+    table = dataset_legibility(root)
+    if table is None:
+        return None
+    flags = []
+    for item in scored:
+        f = card_flags(item.objects, table.get(item.path.relative_to(root).as_posix(), {}))
+        if f is None:
+            return None
+        flags.append(f)
+    return score_legibility(card_items, flags, iou)
 
 
 def _pct(v: float | None) -> str:
@@ -139,6 +159,18 @@ def card_report(name: str, cm: CardMetrics) -> str:
     return "\n".join(lines)
 
 
+def legibility_report(split: LegibilitySplit) -> str:
+    g, b = split.legible, split.illegible
+    return "\n".join([
+        f"  legible    {g.indices} indices (rank glyph >= {MIN_GLYPH_PX:.0f} px, blur <= {max_blur_fraction():.3f} of it): "
+        f"found {_pct(g.recall)}; rank {_pct(g.rank_accuracy_matched)} of matched, {_pct(g.rank_accuracy_all)} of all; "
+        f"suit {_pct(g.suit_accuracy_matched)}, {_pct(g.suit_accuracy_all)}; {g.sure} read surely, {g.sure_wrong} of them wrong",
+        f"  illegible  {b.indices} indices: {b.sure} read surely, {b.sure_wrong} of them wrong (guessed); "
+        f"{b.found - b.sure} flagged uncertain, {b.indices - b.found} not found",
+        f"  scenes     {split.scenes} with every index legible, {split.scenes_exact} of them exact",
+    ])
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         items = load_dataset(args.dataset, args.split)
@@ -161,12 +193,14 @@ def run(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name
     out.mkdir(parents=True, exist_ok=True)
 
-    pairs, card_items, times, failures = predict(reader, items, args.gt_boxes)
+    pairs, card_items, times, failures, scored = predict(reader, items, args.gt_boxes)
     for f in failures:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
     metrics = score(pairs, args.iou)
     has_cards = any(item.cards() for item in items)
     card_metrics = score_cards(card_items, args.iou) if has_cards and reader.cards is not None else None
+    root = args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
+    legibility = None if card_metrics is None else legibility_split(root, scored, card_items, args.iou)
     stray_cards: dict[str, int] | None = None  # on a set with no cards, every card read is a phantom
     if not has_cards and reader.cards is not None:
         stray = [o for _, _, merged in card_items for o in merged]
@@ -182,6 +216,8 @@ def run(args: argparse.Namespace) -> int:
         **metrics.to_json(),
         "cards": None if card_metrics is None else card_metrics.to_json(),
     }
+    if legibility is not None:
+        doc["cards"]["by_legibility"] = legibility.to_json()
     if stray_cards is not None:
         doc["cards_read_unlabelled"] = stray_cards
     (out / "metrics.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -198,6 +234,8 @@ def run(args: argparse.Namespace) -> int:
         save_confusion(card_metrics.suit.confusion, out / "card-suit-confusion.png", f"{name}: card suit confusion (rows: truth, cols: read)")
         written += [out / "card-rank-confusion.png", out / "card-suit-confusion.png"]
         print(card_report(name, card_metrics))
+        if legibility is not None:
+            print(legibility_report(legibility))
     elif stray_cards and stray_cards["read"]:
         print(f"cards in {name}: none labelled, {stray_cards['read']} read "
               f"(false detections; {stray_cards['read_surely']} read surely)")

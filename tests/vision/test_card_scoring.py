@@ -11,7 +11,7 @@ import pytest
 from tests.vision import tiny_card_reader as tc
 from tests.vision import tiny_reader as tiny
 from vision.card_reader import merge_corners
-from vision.card_scoring import score_cards
+from vision.card_scoring import score_cards, score_legibility
 from vision.detections import Detection
 from vision.scoring import MISSED
 from web.cli import main
@@ -50,6 +50,24 @@ def test_card_scene_is_exact_only_when_every_card_is_read_and_sure():
     assert score_cards([([], [], ())]).scenes == 0  # no cards at all: not a card scene
 
 
+def test_legible_and_illegible_indices_are_scored_apart():
+    gt = [card("6S", 0), card("AH", 50), card("10D", 100), card("QC", 150)]
+    pred = [card("9S", 0), card("AH", 50), card("10H", 100, 0.4, True)]  # QC missed
+    s = score_legibility([(gt, pred, merge_corners(pred))], [(False, True, False, True)])
+    g, b = s.legible, s.illegible
+    assert (g.indices, g.found, g.rank_right, g.suit_right, g.sure, g.sure_wrong) == (2, 1, 1, 1, 1, 0)
+    assert g.recall == 0.5 and g.rank_accuracy_all == 0.5 and g.rank_accuracy_matched == 1.0
+    # the 6S read surely as 9S is a guess; the unsure 10H is not
+    assert (b.indices, b.found, b.rank_right, b.suit_right, b.sure, b.sure_wrong) == (2, 2, 1, 1, 1, 1)
+    assert (s.scenes, s.scenes_exact) == (0, 0)  # not every index legible
+    json.dumps(s.to_json())
+    right = [card("6S", 0), card("AH", 50)]
+    s = score_legibility([(right, right, merge_corners(right)), ([], [], ())], [(True, True), ()])
+    assert (s.scenes, s.scenes_exact) == (1, 1) and s.illegible.recall is None
+    with pytest.raises(ValueError, match="2 legibility flags for 4"):
+        score_legibility([(gt, pred, ())], [(True, True)])
+
+
 def write_card_set(root):
     (root / "images").mkdir(parents=True)
     faces = {(255, 0, 0): "QH", (0, 255, 0): "7S", (100, 100, 110): "KD"}
@@ -80,6 +98,33 @@ def test_eval_cli_scores_cards(tmp_path, capsys):
     assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--gt-boxes"]) == 0
     gt_doc = json.loads((out / "metrics.json").read_text())["cards"]
     assert gt_doc["detection"]["recall"] == 1.0 and gt_doc["suit"]["accuracy_matched"] == pytest.approx(0.75)
+    assert "by_legibility" not in doc  # no scene records, no split
+
+
+def test_eval_cli_splits_cards_by_legibility_with_scene_records(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    tc.build_onnx(models)
+    data = write_card_set(tmp_path / "set")
+    objs = json.loads((data / "annotations.jsonl").read_text())["objects"]
+    indices = []
+    for k, o in enumerate(objs):
+        x0, y0, x1, y1 = o["box"]
+        if k == 3:  # the KC read unsurely as KD: a glyph of 6 px, too small to read
+            y1 = y0 + 10.4
+        quad = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+        indices.append({"face": o["face"], "indices": [{"quad_px": quad, "labelled": True, "object": k}]})
+    scene = {"image": "images/000000.png", "sensor": {"defocus_px": 0.5},
+             "card_deck": {"design": {"rank_mm": 7.5, "index_gap_mm": 0.5, "suit_mm": 5.0}}, "cards": indices}
+    (data / "scenes.jsonl").write_text(json.dumps(scene) + "\n", encoding="utf-8")
+    out = tmp_path / "eval"
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "legible    3 indices" in text and "illegible  1 indices: 0 read surely, 0 of them wrong (guessed); 1 flagged uncertain" in text
+    split = json.loads((out / "metrics.json").read_text())["cards"]["by_legibility"]
+    assert split["legible"]["rank"]["accuracy_all"] == 1.0 and split["legible"]["suit"]["accuracy_all"] == 1.0
+    assert split["illegible"]["found"] == 1 and split["illegible"]["suit"]["right"] == 0
+    assert split["all_legible_scenes"] == {"images": 0, "exact": 0}
 
 
 def test_eval_cli_says_when_cards_are_not_scored(tmp_path, capsys):
