@@ -37,7 +37,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from vision import negatives
+from vision import legibility, negatives
 from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo, renderer_of
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import (
@@ -100,6 +100,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"training images and teach the classifier a rank class {NOT_AN_INDEX!r} for them")
     parser.add_argument("--cls-negatives-conf", type=float, default=negatives.DEFAULT_CONF, metavar="C",
                         help="the lowest detector confidence a mined false alarm has (default %(default)s)")
+    parser.add_argument("--cls-illegible", choices=("guess", "unsure"), default="guess",
+                        help="with --cards: how corner indices no one could read (vision.legibility, from the sets' "
+                             "scenes.jsonl) are trained: on their rank and suit as any other (guess, the default), "
+                             "or towards even odds over ranks and suits (unsure)")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of each training set held out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, or a CUDA index")
@@ -319,11 +323,16 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
     mined, mining = mine_negatives(args, items)
     if mining is not None:
         faces = (*faces, NOT_AN_INDEX)
+    legible, illegible = legibility_flags(args, items)
     t0 = time.time()
     train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log,
-                             target.kind, faces, mined)
+                             target.kind, faces, mined, legible)
     val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log,
-                           target.kind, faces, mined)
+                           target.kind, faces, mined, legible)
+    if illegible is not None:
+        illegible.update({"train": int(train.unreadable_mask().sum()), "val": int(val.unreadable_mask().sum())})
+        log(f"classifier: {illegible['train']} of {len(train)} training crops and {illegible['val']} of {len(val)} "
+            "validation crops are illegible and trained towards even odds")
     log(f"classifier: {len(train)} train crops {tc.face_counts(train, faces)}, {len(val)} val crops, "
         f"{'suits' if target.kind == 'card' else 'colours'} {colours} ({time.time() - t0:.1f} s to cut)")
     if len(train) == 0:
@@ -348,9 +357,33 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
                   "train_with_colour": int((train.colours != tc.IGNORE).sum())},
         "export": export,
         **({"negatives": mining} if mining else {}),
+        **({"illegible": illegible} if illegible else {}),
         **result,
     }
     return spec, meta
+
+
+def legibility_flags(args: argparse.Namespace, items) -> tuple[dict[Path, tuple[bool, ...]], dict[str, Any] | None]:
+    """``--cls-illegible unsure``: per training image, whether each labelled corner index is
+    legible (:mod:`vision.legibility`), from the scene records of every ``--synth`` set."""
+    if getattr(args, "cls_illegible", "guess") == "guess":
+        return {}, None
+    if target_of(args).kind != "card" or args.stage == "specialist":
+        raise SystemExit("--cls-illegible unsure is for the card classifier: give --cards and --stage classifier or all")
+    by_image: dict[Path, tuple[bool, ...]] = {}
+    for d in args.synth:
+        table = legibility.dataset_legibility(d)
+        if table is None:
+            raise SystemExit(f"tableref train: {d} has no {legibility.SCENES}, so which indices are legible is unknown; "
+                             "render it with tableref synth or leave out --cls-illegible")
+        for item in load_dataset(d):
+            flags = legibility.card_flags(item.objects, table.get(item.path.relative_to(d).as_posix(), {}))
+            if flags is None:
+                raise SystemExit(f"tableref train: {d / legibility.SCENES} has no record of some card index of {item.path.name}")
+            by_image[item.path] = flags
+    rule = {"min_glyph_px": legibility.MIN_GLYPH_PX, "cycles_per_glyph": legibility.CYCLES_PER_GLYPH,
+            "contrast_kept": legibility.CONTRAST_KEPT, "max_blur_fraction": round(legibility.max_blur_fraction(), 4)}
+    return by_image, {"target": "even odds over ranks and suits", "rule": rule}
 
 
 def mine_negatives(args: argparse.Namespace, items) -> tuple[dict[Path, Any], dict[str, Any] | None]:

@@ -64,9 +64,13 @@ class CropSet:
     faces: np.ndarray
     colours: np.ndarray
     sources: list[str] = field(default_factory=list)
+    unreadable: np.ndarray | None = None  # bool per crop: an index no one could read, trained towards "don't know"
 
     def __len__(self) -> int:
         return len(self.faces)
+
+    def unreadable_mask(self) -> np.ndarray:
+        return np.zeros(len(self), bool) if self.unreadable is None else self.unreadable
 
 
 def collect_crops(
@@ -79,15 +83,19 @@ def collect_crops(
     kind: str = "die",
     faces: Sequence[str] | None = None,
     negatives: Mapping[Path, np.ndarray] | None = None,
+    legible: Mapping[Path, Sequence[bool]] | None = None,
 ) -> CropSet:
     """Cut one crop per labelled die (or, with ``kind="card"``, per card corner index, labelled
     rank and suit). ``context=True`` keeps the enlarged context crop for augmentation;
     otherwise the exact runtime crop (for validation). ``faces`` (default: every die face, or
     every rank) names the first head's classes; objects showing any other face are skipped.
     ``negatives`` (image path -> boxes: :func:`vision.negatives.mine`) adds a crop per box
-    labelled with the last of ``faces`` (:data:`NOT_AN_INDEX`) and no second-head label."""
+    labelled with the last of ``faces`` (:data:`NOT_AN_INDEX`) and no second-head label.
+    ``legible`` (image path -> one flag per labelled object of ``kind``, :mod:`vision.legibility`)
+    marks the crops of illegible ones as unreadable; images missing from it are all readable."""
     side = context_size(size) if context else size
-    crops, labels, cols, sources = [], [], [], []
+    crops, labels, cols, sources, unreadable = [], [], [], [], []
+    legible = legible or {}
     colour_index = {c: i for i, c in enumerate(colours)}
     if faces is None:
         faces = CARD_RANKS if kind == "card" else DIE_FACES
@@ -105,9 +113,13 @@ def collect_crops(
         if img is None:
             skipped += 1
             continue
-        boxes = [(d.box, *((d.face[:-1], d.face[-1]) if kind == "card" else (d.face, d.colour))) for d in objects]
-        boxes += [(tuple(b), NOT_AN_INDEX, None) for b in false]
-        for box, face, colour in boxes:
+        flags = legible.get(item.path, (True,) * len(objects))
+        if len(flags) != len(objects):
+            raise ValueError(f"{item.path}: {len(flags)} legibility flags for {len(objects)} labelled {kind}s")
+        boxes = [(d.box, *((d.face[:-1], d.face[-1]) if kind == "card" else (d.face, d.colour)), ok)
+                 for d, ok in zip(objects, flags)]
+        boxes += [(tuple(b), NOT_AN_INDEX, None, True) for b in false]
+        for box, face, colour, ok in boxes:
             if face not in face_index:
                 continue
             crop = context_crop(img, box, size, expand) if context else square_crop(img, box, size, expand)
@@ -115,10 +127,12 @@ def collect_crops(
             labels.append(face_index[face])
             cols.append(colour_index.get(colour, IGNORE) if colour is not None else IGNORE)
             sources.append(source)
+            unreadable.append(not ok)
     if skipped:
         log(f"classifier: skipped {skipped} unreadable images")
     arr = np.stack(crops) if crops else np.zeros((0, side, side, 3), np.uint8)
-    return CropSet(arr, np.array(labels, np.int64), np.array(cols, np.int64), sources)
+    return CropSet(arr, np.array(labels, np.int64), np.array(cols, np.int64), sources,
+                   np.array(unreadable, bool) if any(unreadable) else None)
 
 
 CHANNELS = (24, 32, 64, 128)  # stem, then one residual block per stage (each halves the side)
@@ -189,6 +203,7 @@ def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float =
 
     n = len(crops)
     aug = AugmentConfig(rotation=rotation)
+    unreadable = crops.unreadable_mask()
 
     class Augmented(torch.utils.data.Dataset):
         def __len__(self) -> int:
@@ -198,7 +213,7 @@ def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float =
             i, pos = int(k) % n, int(k) // n
             img = augment(crops.crops[i], np.random.default_rng([seed, epoch, pos, i]), size, aug)
             x = torch.from_numpy(np.ascontiguousarray(img.transpose(2, 0, 1))).float().div_(255)
-            return x, int(crops.faces[i]), int(crops.colours[i])
+            return x, int(crops.faces[i]), int(crops.colours[i]), bool(unreadable[i])
 
     return Augmented()
 
@@ -221,8 +236,13 @@ def _evaluate(model, crops: CropSet, device, batch: int = 256) -> dict[str, Any]
             face_pred.append(f.argmax(1).cpu().numpy())
             colour_pred.append(c.argmax(1).cpu().numpy())
     fp, cp = np.concatenate(face_pred), np.concatenate(colour_pred)
-    out: dict[str, Any] = {"n": int(len(crops)), "face_acc": float((fp == crops.faces).mean())}
-    has_col = crops.colours != IGNORE
+    readable = ~crops.unreadable_mask()
+    # With unreadable crops marked, the score that picks the best epoch counts the readable ones only.
+    out: dict[str, Any] = {"n": int(len(crops)), "face_acc": float((fp == crops.faces)[readable].mean()) if readable.any() else 0.0}
+    if not readable.all():
+        out["face_acc_all"] = float((fp == crops.faces).mean())
+        out["unreadable_n"] = int((~readable).sum())
+    has_col = (crops.colours != IGNORE) & readable
     out["colour_n"] = int(has_col.sum())
     out["colour_acc"] = float((cp[has_col] == crops.colours[has_col]).mean()) if has_col.any() else None
     by_source: dict[str, list[int]] = {}
@@ -230,6 +250,25 @@ def _evaluate(model, crops: CropSet, device, batch: int = 256) -> dict[str, Any]
         by_source.setdefault(src, []).append(int(ok))
     out["face_acc_by_source"] = {k: float(np.mean(v)) for k, v in sorted(by_source.items())}
     return out
+
+
+def _unsure_loss(fl, cl, f, c, u, face_loss, colour_loss, colour_weight: float, real_faces: int):
+    """The batch loss when some crops are unreadable: those are pulled towards even odds over
+    the real classes of both heads (cross-entropy with a uniform target), the rest as usual;
+    each head's loss is the mean over the crops it has a target for."""
+    import torch.nn.functional as F
+
+    hard = ~u
+    n = len(f)
+    loss = -F.log_softmax(fl, 1)[u, :real_faces].mean(1).sum()
+    if hard.any():
+        loss = loss + face_loss(fl[hard], f[hard]) * hard.sum()
+    loss = loss / n
+    known = (c != IGNORE) & hard
+    col = -F.log_softmax(cl, 1)[u].mean(1).sum()
+    if known.any():
+        col = col + colour_loss(cl[known], c[known]) * known.sum()
+    return loss + colour_weight * col / (known.sum() + u.sum())
 
 
 def train_classifier(
@@ -307,6 +346,7 @@ def train_classifier(
     counts = Counter(train.faces.tolist())
     weights = torch.tensor([1.0 / counts[f] for f in train.faces.tolist()], dtype=torch.double)
     face_loss = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+    real_faces = len(faces) - (faces[-1] == NOT_AN_INDEX)  # an unreadable index is some rank, not "no index"
     colour_loss = nn.CrossEntropyLoss(ignore_index=IGNORE)
     wall = time.time()
     for epoch in range(start_epoch, cfg.epochs):
@@ -325,14 +365,17 @@ def train_classifier(
             drop_last=False,
         )
         tot_loss, n = 0.0, 0
-        for x, f, c in loader:
-            x, f, c = x.to(device), f.to(device), c.to(device)
+        for x, f, c, u in loader:
+            x, f, c, u = x.to(device), f.to(device), c.to(device), u.to(device)
             if cfg.device == "cpu":
                 x = x.contiguous(memory_format=torch.channels_last)
             fl, cl = model(x)
-            loss = face_loss(fl, f)
-            if (c != IGNORE).any():
-                loss = loss + cfg.colour_weight * colour_loss(cl, c)
+            if u.any():
+                loss = _unsure_loss(fl, cl, f, c, u, face_loss, colour_loss, cfg.colour_weight, real_faces)
+            else:
+                loss = face_loss(fl, f)
+                if (c != IGNORE).any():
+                    loss = loss + cfg.colour_weight * colour_loss(cl, c)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

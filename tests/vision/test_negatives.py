@@ -99,8 +99,9 @@ def test_train_refuses_negatives_for_the_dice_or_the_specialist(tmp_path):
 
 @pytest.mark.slow
 def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_path):
-    """``tableref train --cards --stage classifier --cls-negatives``: one tiny epoch on rendered
-    cards, exported with a fourteenth rank class that the runtime reader accepts."""
+    """``tableref train --cards --stage classifier --cls-negatives --cls-illegible unsure``: one
+    tiny epoch on rendered cards, exported with a fourteenth rank class that the runtime reader
+    accepts."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     import shutil
@@ -114,7 +115,7 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
     for name in ("card-reader.json", "card-detector.onnx", "card-detector.pt", "card-classifier.onnx"):
         shutil.copy(DEFAULT_MODEL_DIR / name, out / name)
     argv = ["train", "--cards", "--stage", "classifier", "--synth", str(tmp_path / "cards"), "--cls-negatives",
-            str(DEFAULT_MODEL_DIR), "--cls-negatives-conf", "0.01", "--cls-epochs", "1", "--cls-samples", "64",
+            str(DEFAULT_MODEL_DIR), "--cls-negatives-conf", "0.01", "--cls-illegible", "unsure", "--cls-epochs", "1", "--cls-samples", "64",
             "--cls-batch", "32", "--workers", "0", "--runs", str(tmp_path / "runs"), "--out", str(out)]
     assert main(argv) == 0
     from vision.card_reader import CardReader
@@ -126,6 +127,8 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
     record = manifest.training["classifier"]["negatives"]
     assert record["conf"] == 0.01 and record["train"] + record["val"] > 0
     assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "card-reader.json").detector.sha256
+    illegible = manifest.training["classifier"]["illegible"]  # and smudged indices were taught "don't know"
+    assert illegible["rule"]["min_glyph_px"] == 8.0 and illegible["train"] + illegible["val"] > 0
     reader = CardReader(manifest, *load_pair(out, "card-reader.json", manifest, "auto", 1, "auto"))
     assert reader.rejects
     image = cv2.imread(str(next((tmp_path / "cards" / "images").iterdir())))

@@ -309,6 +309,71 @@ def test_collect_crops_of_cards_labels_rank_and_suit(tmp_path):
     assert face_counts(crops, CARD_RANKS) == {"10": 1, "Q": 1}
 
 
+def test_collect_crops_marks_illegible_card_indices_unreadable(tmp_path):
+    from vision.detections import CARD_SUITS
+
+    items = [(s, it) for s, it, _ in make_card_images(tmp_path)]
+    legible = {items[0][1].path: (True, False)}  # the QS is a smudge
+    crops = collect_crops(items[:1], list(CARD_SUITS), 40, 1.25, context=False, log=lambda _: None, kind="card", legible=legible)
+    assert crops.unreadable_mask().tolist() == [False, True]
+    assert crops.faces.tolist() == [9, 11]  # the labels stay: only the training target changes
+    plain = collect_crops(items[:1], list(CARD_SUITS), 40, 1.25, context=False, log=lambda _: None, kind="card")
+    assert plain.unreadable is None and plain.unreadable_mask().tolist() == [False, False]
+    with pytest.raises(ValueError, match="1 legibility flags for 2 labelled cards"):
+        collect_crops(items[:1], list(CARD_SUITS), 40, 1.25, context=False, log=lambda _: None, kind="card",
+                      legible={items[0][1].path: (True,)})
+
+
+def test_unsure_loss_is_least_at_even_odds_and_the_usual_loss_without_unreadable_crops():
+    torch = pytest.importorskip("torch")
+    from torch import nn
+
+    from vision.train_classifier import _unsure_loss
+
+    face_loss, colour_loss = nn.CrossEntropyLoss(), nn.CrossEntropyLoss(ignore_index=IGNORE)
+    f, c = torch.tensor([2, 5]), torch.tensor([1, IGNORE])
+    even, peaked = torch.zeros(2, 14), torch.zeros(2, 14)
+    peaked[:, 2] = 6.0
+    cl = torch.zeros(2, 4)
+    unreadable = torch.tensor([True, True])
+    low = _unsure_loss(even, cl, f, c, unreadable, face_loss, colour_loss, 1.0, 13)
+    high = _unsure_loss(peaked, cl, f, c, unreadable, face_loss, colour_loss, 1.0, 13)
+    assert low < high
+    # even odds over the 13 ranks: an unreadable index is still an index, not the 14th class "none"
+    none_heavy = even.clone()
+    none_heavy[:, 13] = 6.0
+    assert _unsure_loss(none_heavy, cl, f, c, unreadable, face_loss, colour_loss, 1.0, 13) > low
+    even_ranks = even.clone()
+    even_ranks[:, 13] = -30.0
+    assert _unsure_loss(even_ranks, cl, f, c, unreadable, face_loss, colour_loss, 1.0, 13) < low
+    mixed = torch.tensor([False, True])
+    expected = (face_loss(peaked[:1], f[:1]) + (-torch.log_softmax(peaked[1], 0)[:13].mean())) / 2
+    col = (colour_loss(cl[:1], c[:1]) + (-torch.log_softmax(cl[1], 0).mean())) / 2
+    got = _unsure_loss(peaked, cl, f, c, mixed, face_loss, colour_loss, 0.5, 13)
+    assert float(got) == pytest.approx(float(expected + 0.5 * col), rel=1e-5)
+
+
+def test_train_refuses_illegible_targets_without_cards_or_scene_records(tmp_path):
+    import argparse
+
+    from vision.train import add_arguments, legibility_flags
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert legibility_flags(parser.parse_args(["--cards"]), []) == ({}, None)
+    for argv in (["--cls-illegible", "unsure"], ["--cards", "--stage", "specialist", "--cls-illegible", "unsure"]):
+        with pytest.raises(SystemExit, match="--cards"):
+            legibility_flags(parser.parse_args(argv), [])
+    (tmp_path / "annotations.jsonl").write_text(json.dumps(
+        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "card", "face": "AS", "box": [0, 0, 5, 5]}]}) + "\n")
+    args = parser.parse_args(["--cards", "--cls-illegible", "unsure", "--synth", str(tmp_path)])
+    with pytest.raises(SystemExit, match="has no scenes.jsonl"):
+        legibility_flags(args, [])
+    (tmp_path / "scenes.jsonl").write_text(json.dumps({"image": "a.jpg", "cards": []}) + "\n")
+    with pytest.raises(SystemExit, match="no record of some card index of a.jpg"):
+        legibility_flags(args, [])
+
+
 def test_card_target_defaults(tmp_path):
     import argparse
 
