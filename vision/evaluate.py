@@ -26,7 +26,7 @@ from vision.confusion_plot import save_confusion
 from vision.datasets import DatasetError, LabelledImage, load_dataset, renderer_of
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
-from vision.legibility import MIN_GLYPH_PX, card_flags, dataset_legibility, max_blur_fraction
+from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
 from vision.manifest import QUARTER_TURNS, ManifestError
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
@@ -103,16 +103,10 @@ def legibility_split(
 ) -> LegibilitySplit | None:
     """Card scores split by :mod:`vision.legibility`, for a synthetic set with scene records
     for every labelled index; None otherwise (photos, older sets)."""
-    table = dataset_legibility(root)
-    if table is None:
+    flags = dataset_flags(root, scored)
+    if flags is None or any(f is None for f in flags):
         return None
-    flags = []
-    for item in scored:
-        f = card_flags(item.objects, table.get(item.path.relative_to(root).as_posix(), {}))
-        if f is None:
-            return None
-        flags.append(f)
-    return score_legibility(card_items, flags, iou)
+    return score_legibility(card_items, flags, iou)  # type: ignore[arg-type]
 
 
 def _pct(v: float | None) -> str:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vision.datasets import LabelledImage
 from vision.detections import Detection
 
 CYCLES_PER_GLYPH = 3.0
@@ -133,3 +134,12 @@ def card_flags(objects: Sequence[Detection], by_object: dict[int, Legibility]) -
                 return None
             flags.append(by_object[k].legible)
     return tuple(flags)
+
+
+def dataset_flags(root: Path, items: Sequence[LabelledImage]) -> list[tuple[bool, ...] | None] | None:
+    """:func:`card_flags` for each of ``items`` (images of the set at ``root``); None for a set
+    with no scene records, and None in place of an image with an unrecorded index."""
+    table = dataset_legibility(root)
+    if table is None:
+        return None
+    return [card_flags(item.objects, table.get(item.path.relative_to(root).as_posix(), {})) for item in items]

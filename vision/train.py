@@ -372,15 +372,15 @@ def legibility_flags(args: argparse.Namespace, items) -> tuple[dict[Path, tuple[
         raise SystemExit("--cls-illegible unsure is for the card classifier: give --cards and --stage classifier or all")
     by_image: dict[Path, tuple[bool, ...]] = {}
     for d in args.synth:
-        table = legibility.dataset_legibility(d)
-        if table is None:
+        items_of_set = load_dataset(d)
+        flags = legibility.dataset_flags(d, items_of_set)
+        if flags is None:
             raise SystemExit(f"tableref train: {d} has no {legibility.SCENES}, so which indices are legible is unknown; "
                              "render it with tableref synth or leave out --cls-illegible")
-        for item in load_dataset(d):
-            flags = legibility.card_flags(item.objects, table.get(item.path.relative_to(d).as_posix(), {}))
-            if flags is None:
+        for item, f in zip(items_of_set, flags):
+            if f is None:
                 raise SystemExit(f"tableref train: {d / legibility.SCENES} has no record of some card index of {item.path.name}")
-            by_image[item.path] = flags
+            by_image[item.path] = f
     rule = {"min_glyph_px": legibility.MIN_GLYPH_PX, "cycles_per_glyph": legibility.CYCLES_PER_GLYPH,
             "contrast_kept": legibility.CONTRAST_KEPT, "max_blur_fraction": round(legibility.max_blur_fraction(), 4)}
     return by_image, {"target": "even odds over ranks and suits", "rule": rule}
