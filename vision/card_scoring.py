@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Detection
-from vision.scoring import Metrics, greedy_match, score
+from vision.scoring import Metrics, _ratio, greedy_match, score
 
 # Look-alike ranks a corner-index reader is known to mix up. "8/B" and "Q/O" in the brief
 # are the 8 or Q read as a letter no standard index has; here they surface as 8/3 and Q/K
@@ -143,23 +143,23 @@ class IndexTally:
 
     @property
     def rank_accuracy_all(self) -> float | None:
-        return None if not self.indices else self.rank_right / self.indices
+        return _ratio(self.rank_right, self.indices)
 
     @property
     def suit_accuracy_all(self) -> float | None:
-        return None if not self.indices else self.suit_right / self.indices
+        return _ratio(self.suit_right, self.indices)
 
     @property
     def rank_accuracy_matched(self) -> float | None:
-        return None if not self.found else self.rank_right / self.found
+        return _ratio(self.rank_right, self.found)
 
     @property
     def suit_accuracy_matched(self) -> float | None:
-        return None if not self.found else self.suit_right / self.found
+        return _ratio(self.suit_right, self.found)
 
     @property
     def recall(self) -> float | None:
-        return None if not self.indices else self.found / self.indices
+        return _ratio(self.found, self.indices)
 
     def add(self, found: bool, rank_ok: bool, suit_ok: bool, sure: bool) -> IndexTally:
         return IndexTally(
