@@ -83,7 +83,7 @@ class CardReader:
     def info(self) -> dict[str, Any]:
         det, cls = self.manifest.detector, self.manifest.classifier
         return {
-            "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz},
+            "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz, "photo_imgsz": det.still_imgsz},
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size, "turns": self.turns},
             "threshold": self.threshold,
             "rejects_non_indices": self.rejects,
@@ -95,6 +95,31 @@ class CardReader:
         """The same models, reading each index ``turns`` ways a quarter turn apart (1: once;
         what the turns cost and gain: ``tableref bench``, ``tableref eval --card-turns``)."""
         return CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns)
+
+    @property
+    def imgsz(self) -> int:
+        """The detector's input size this reader detects at."""
+        return self.manifest.detector.imgsz
+
+    @property
+    def photo_imgsz(self) -> int:
+        """The detector's input size for still photos (``photo_imgsz`` in the manifest, else
+        the live frame's ``imgsz``)."""
+        return self.manifest.detector.still_imgsz
+
+    def at_imgsz(self, imgsz: int) -> CardReader:
+        """The same models, detecting at input size ``imgsz`` (a multiple of the stride).
+
+        Live frames are read at the manifest's ``imgsz``; a still photo, whose reading may
+        take longer, at :attr:`photo_imgsz`, where smaller and fainter indices are found (see
+        the model card, *Photos at 704*)."""
+        det = self.manifest.detector
+        if imgsz <= 0 or imgsz % det.stride:
+            raise ValueError(f"card detector input size must be a positive multiple of {det.stride}, got {imgsz}")
+        if imgsz == det.imgsz:
+            return self
+        return CardReader(replace(self.manifest, detector=replace(det, imgsz=int(imgsz))), self.detector,
+                          self.classifier, self.threshold)
 
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)

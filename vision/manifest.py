@@ -47,6 +47,14 @@ class DetectorSpec:
 
     ``conf_threshold``: boxes below it are not dice at all and are dropped.
     ``sure_threshold``: boxes below it are kept but flagged uncertain.
+    ``photo_imgsz``: the input size a still photo is detected at (``tableref read``,
+    ``tableref eval``, a settled reveal's closer look), when it differs from ``imgsz``, the
+    live frame's: a larger input finds smaller objects, at a cost a live frame cannot pay.
+
+    >>> DetectorSpec(imgsz=512, photo_imgsz=700)
+    Traceback (most recent call last):
+    ...
+    vision.manifest.ManifestError: detector detector.onnx: photo_imgsz must be a positive multiple of the stride 32, got 700
     """
 
     file: str = DETECTOR_NAME
@@ -57,6 +65,24 @@ class DetectorSpec:
     iou_threshold: float = 0.5
     max_det: int = 100
     sha256: str = ""
+    photo_imgsz: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.photo_imgsz is not None and (self.photo_imgsz <= 0 or self.photo_imgsz % self.stride):
+            raise ManifestError(f"detector {self.file}: photo_imgsz must be a positive multiple of the stride "
+                                f"{self.stride}, got {self.photo_imgsz}")
+
+    @property
+    def still_imgsz(self) -> int:
+        """The input size for a still photo: ``photo_imgsz``, or ``imgsz`` when there is none."""
+        return self.imgsz if self.photo_imgsz is None else self.photo_imgsz
+
+
+def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
+    out = asdict(spec)
+    if spec.photo_imgsz is None:
+        del out["photo_imgsz"]  # manifests written before photo sizes existed stay as they were
+    return out
 
 
 @dataclass(frozen=True)
@@ -126,7 +152,7 @@ class ReaderManifest:
     def to_json(self) -> dict[str, Any]:
         out = {
             "format": FORMAT,
-            "detector": asdict(self.detector),
+            "detector": _detector_json(self.detector),
             "classifier": _spec_json(self.classifier),
             "threshold": self.threshold,
             "training": dict(self.training),

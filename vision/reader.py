@@ -151,6 +151,15 @@ class DiceReader:
         (e.g. :data:`~vision.stages.SECOND_LOOK`; None: one crop per die)."""
         return self._view(self.cards, self.vocabulary, look)
 
+    def with_card_imgsz(self, imgsz: int | None) -> DiceReader:
+        """The same models, detecting card indices at input size ``imgsz`` (None: the card
+        model's photo size, :attr:`~vision.card_reader.CardReader.photo_imgsz`); the same
+        reader when it has no card model."""
+        if self.cards is None:
+            return self
+        return self._view(self.cards.at_imgsz(self.cards.photo_imgsz if imgsz is None else imgsz),
+                          self.vocabulary, self.second_look)
+
     def without_specialists(self) -> DiceReader:
         """The same models without the specialists (what they cost and gain: ``tableref bench``)."""
         if not self.specialists:

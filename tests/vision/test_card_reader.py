@@ -256,3 +256,72 @@ def test_bench_times_the_card_stages_with_and_without_turns(tmp_path, capsys):
     row = json.loads((tmp_path / "b.json").read_text())["sizes"]["1280x720_20_dice_3_cards"]
     assert row["onnxruntime-f32_cards_one_turn"]["median_ms"] > 0
     assert row["onnxruntime-f32_second_look"]["median_ms"] > 0
+
+
+class _SizeRecorder(tc.FakeCardDetector):
+    """The fake detector, noting the input shape of each call."""
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[int, ...]] = []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        self.shapes.append(tuple(x.shape))
+        return super().run(x)
+
+
+def test_photos_are_detected_at_the_manifests_photo_size_live_frames_at_imgsz():
+    from dataclasses import replace
+
+    m = tc.manifest()
+    photo = replace(m, detector=replace(m.detector, photo_imgsz=640))
+    det = _SizeRecorder()
+    live = CardReader(photo, det, tc.FakeCardClassifier())
+    assert (live.imgsz, live.photo_imgsz) == (tiny.IMGSZ, 640)
+    live.detect(frame())
+    live.at_imgsz(live.photo_imgsz).detect(frame())
+    assert [s[3] for s in det.shapes] == [tiny.IMGSZ, 640]  # the 640x480 frame's long side
+    assert live.at_imgsz(tiny.IMGSZ) is live
+    with pytest.raises(ValueError, match="multiple of 32"):
+        live.at_imgsz(500)
+    # without a photo size a photo is read as a live frame is
+    assert tc.fake_card_reader().photo_imgsz == tiny.IMGSZ
+    both = DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier(), cards=live)
+    assert both.with_card_imgsz(None).cards.imgsz == 640
+    assert both.with_card_imgsz(448).cards.imgsz == 448
+    assert both.without_cards().with_card_imgsz(None).cards is None
+
+
+def test_photo_size_is_kept_in_the_manifest_only_when_set():
+    from dataclasses import replace
+
+    from vision.manifest import DetectorSpec, ReaderManifest
+
+    m = tc.manifest()
+    assert "photo_imgsz" not in m.to_json()["detector"]  # older manifests stay byte for byte
+    photo = replace(m, detector=replace(m.detector, photo_imgsz=704))
+    assert ReaderManifest.from_json(photo.to_json()).detector.photo_imgsz == 704
+    assert photo.detector.still_imgsz == 704 and m.detector.still_imgsz == m.detector.imgsz
+    with pytest.raises(ManifestError, match="photo_imgsz must be a positive multiple of the stride 32"):
+        DetectorSpec(imgsz=512, photo_imgsz=720)
+    bad = photo.to_json()
+    bad["detector"]["photo_imgsz"] = 0
+    with pytest.raises(ManifestError, match="positive multiple"):
+        ReaderManifest.from_json(bad)
+
+
+def test_read_and_eval_refuse_a_card_size_the_detector_cannot_take(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    import cv2
+
+    from web.cli import main
+
+    tiny.build_onnx(tmp_path / "models")
+    tc.build_onnx(tmp_path / "models")
+    cv2.imwrite(str(tmp_path / "t.png"), frame())
+    args = ["--models", str(tmp_path / "models"), "--backend", "onnxruntime", "--card-imgsz", "500"]
+    assert main(["read", *args, str(tmp_path / "t.png")]) == 2
+    assert "--card-imgsz 500: card detector input size must be a positive multiple of 32" in capsys.readouterr().err
+    assert main(["read", "--json", "--models", str(tmp_path / "models"), "--backend", "onnxruntime", "--card-imgsz", "416",
+                 str(tmp_path / "t.png")]) == 0
+    assert [o["face"] for o in json.loads(capsys.readouterr().out)["objects"] if o["kind"] == "card"] == ["7S", "QH", "KD"]
+
