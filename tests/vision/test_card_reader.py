@@ -325,3 +325,11 @@ def test_read_and_eval_refuse_a_card_size_the_detector_cannot_take(tmp_path, cap
                  str(tmp_path / "t.png")]) == 0
     assert [o["face"] for o in json.loads(capsys.readouterr().out)["objects"] if o["kind"] == "card"] == ["7S", "QH", "KD"]
 
+
+
+def test_committed_card_model_reads_photos_at_a_larger_size_than_frames():
+    if not (DEFAULT_MODEL_DIR / "card-reader.json").is_file():
+        pytest.skip("no committed card model")
+    cards = load_reader(cards=True).cards
+    assert cards is not None
+    assert cards.imgsz == 512 and cards.photo_imgsz == 704 and cards.rejects
