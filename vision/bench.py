@@ -263,8 +263,10 @@ def run(args: argparse.Namespace) -> int:
         fns = {}
         for b, reader in readers.items():
             fns[b] = reader.read
-            fns[b + "_second_look"] = reader.with_look(SECOND_LOOK).read
+            fns[b + "_second_look"] = reader.with_look(SECOND_LOOK).with_card_imgsz(None).read
             fns[b + "_cards_only"] = lambda f, r=reader: r.cards.read_indices(f)
+            if reader.cards.photo_imgsz != reader.cards.imgsz:
+                fns[b + "_cards_photo"] = lambda f, c=reader.cards.at_imgsz(reader.cards.photo_imgsz): c.read_indices(f)
             if reader.cards.turns > 1:
                 fns[b + "_cards_one_turn"] = lambda f, c=reader.cards.with_turns(1): c.read_indices(f)
         row.update(timed(fns, frames, args.runs, args.warmup))
@@ -278,8 +280,13 @@ def run(args: argparse.Namespace) -> int:
             r, c = row[b], row[b + "_cards_only"]
             print(f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms   (card stages alone {c['median_ms']:.1f} ms)")
             again = row[b + "_second_look"]
+            photo = (f", card indices found at {readers[b].cards.photo_imgsz}, not {readers[b].cards.imgsz}"
+                     if b + "_cards_photo" in row else "")
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
-                  f"(the same frames as tableref read takes a photo: with the dice's second look)")
+                  f"(the same frames as tableref read takes a photo: with the dice's second look{photo})")
+            if b + "_cards_photo" in row:
+                print(f"  cards/{b:<18} median {row[b + '_cards_photo']['median_ms']:6.1f} ms   (card stages alone at the "
+                      f"photo size {readers[b].cards.photo_imgsz})")
             if b + "_cards_one_turn" in row:
                 print(f"  cards/{b:<18} median {row[b + '_cards_one_turn']['median_ms']:6.1f} ms   (card stages reading each "
                       f"index once, not at {readers[b].cards.turns} quarter turns)")

@@ -240,6 +240,7 @@ def test_bench_times_the_card_stages_with_and_without_turns(tmp_path, capsys):
     path = tmp_path / "card-reader.json"
     data = json.loads(path.read_text())
     data["classifier"]["turns"] = 4
+    data["detector"]["photo_imgsz"] = 448
     path.write_text(json.dumps(data))
     assert load_reader(tmp_path, backend="onnxruntime").cards.turns == 4
     assert load_reader(tmp_path, backend="onnxruntime", card_turns=1).cards.turns == 1  # eval --card-turns 1
@@ -256,6 +257,8 @@ def test_bench_times_the_card_stages_with_and_without_turns(tmp_path, capsys):
     row = json.loads((tmp_path / "b.json").read_text())["sizes"]["1280x720_20_dice_3_cards"]
     assert row["onnxruntime-f32_cards_one_turn"]["median_ms"] > 0
     assert row["onnxruntime-f32_second_look"]["median_ms"] > 0
+    assert row["onnxruntime-f32_cards_photo"]["median_ms"] > 0
+    assert "card indices found at 448, not 416" in out and "at the photo size 448" in out
 
 
 class _SizeRecorder(tc.FakeCardDetector):
