@@ -133,11 +133,13 @@ def report(name: str, metrics: Metrics, times: list[float]) -> str:
     return "\n".join(lines)
 
 
-def card_report(name: str, cm: CardMetrics) -> str:
+def card_report(name: str, cm: CardMetrics, imgsz: int | None = None) -> str:
+    """The card block of ``tableref eval``'s report (``imgsz``: the detector input the cards were found at)."""
     c, r, s = cm.card, cm.rank, cm.suit
     conf = None if not c.confident_matched else c.confident_correct / c.confident_matched
+    at = "" if imgsz is None else f" (indices found at {imgsz} px)"
     lines = [
-        f"cards in {name}: {c.gt_dice} labelled corner indices in {cm.scenes} images with cards",
+        f"cards in {name}: {c.gt_dice} labelled corner indices in {cm.scenes} images with cards{at}",
         f"  detection  recall {_pct(c.recall)} ({c.matched}/{c.gt_dice})   precision {_pct(c.precision)} ({c.matched}/{c.predicted}; {c.extra_sure} extra read surely)   IoU >= {c.iou_threshold}",
         f"  rank       accuracy {_pct(r.face_accuracy_matched)} of matched indices, {_pct(r.face_accuracy_all)} of all",
         f"  suit       accuracy {_pct(s.face_accuracy_matched)} of matched indices, {_pct(s.face_accuracy_all)} of all",
@@ -227,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         save_confusion(card_metrics.rank.confusion, out / "card-rank-confusion.png", f"{name}: card rank confusion (rows: truth, cols: read)")
         save_confusion(card_metrics.suit.confusion, out / "card-suit-confusion.png", f"{name}: card suit confusion (rows: truth, cols: read)")
         written += [out / "card-rank-confusion.png", out / "card-suit-confusion.png"]
-        print(card_report(name, card_metrics))
+        print(card_report(name, card_metrics, None if reader.cards is None else reader.cards.imgsz))
         if legibility is not None:
             print(legibility_report(legibility))
     elif stray_cards and stray_cards["read"]:

@@ -87,7 +87,7 @@ def test_eval_cli_scores_cards(tmp_path, capsys):
     out = tmp_path / "eval"
     assert main(["eval", str(data), "--models", str(models), "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "cards in set: 4 labelled corner indices" in text
+    assert "cards in set: 4 labelled corner indices in 1 images with cards (indices found at 416 px)" in text
     assert "none labelled, 4 read (false detections; " in text  # the tiny dice detector always fires
     doc = json.loads((out / "metrics.json").read_text())["cards"]
     assert doc["detection"]["recall"] == 1.0
