@@ -48,8 +48,8 @@ class DetectorSpec:
     ``conf_threshold``: boxes below it are not dice at all and are dropped.
     ``sure_threshold``: boxes below it are kept but flagged uncertain.
     ``photo_imgsz``: the input size a still photo is detected at (``tableref read``,
-    ``tableref eval``, a settled reveal's closer look), when it differs from ``imgsz``, the
-    live frame's: a larger input finds smaller objects, at a cost a live frame cannot pay.
+    ``tableref eval``), when it differs from ``imgsz``, the live frame's: a larger input
+    finds smaller objects, at a cost the live frame budget does not leave room for.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
