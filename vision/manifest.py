@@ -54,7 +54,7 @@ class DetectorSpec:
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
     ...
-    vision.manifest.ManifestError: detector detector.onnx: photo_imgsz must be a positive multiple of the stride 32, got 700
+    vision.manifest.ManifestError: detector dice-detector.onnx: photo_imgsz must be a positive multiple of the stride 32, got 700
     """
 
     file: str = DETECTOR_NAME
