@@ -39,6 +39,9 @@ class DetectorConfig:
     patience: int = 50
     init: str | None = None  # weights of an earlier (finished) run to continue from, with a new schedule
     init_lr0: float = 0.003  # a gentler restart than a fresh run's 0.01 so the start is not undone
+    # Float32 on a GPU too: Ultralytics' mixed-precision check fetches weights from its hub,
+    # which offline fails, and a detector this slim gains little from half precision.
+    amp: bool = False
 
 
 def is_val(name: str, fraction: float, seed: int) -> bool:
@@ -178,6 +181,7 @@ def train_detector(
             flipud=0.5,
             fliplr=0.5,
             verbose=False,
+            amp=cfg.amp,
             **schedule,
         )
     best = weights / "best.pt"

@@ -464,3 +464,36 @@ def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
     with pytest.raises(SystemExit, match="two or more"):
         run(args)
     assert ReaderManifest.load(models / "dice-reader.json").classifier == m.classifier  # untouched by the refusals
+
+
+def test_detector_trains_in_float32_so_no_mixed_precision_check_goes_online(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    from vision.train_detector import DetectorConfig, train_detector
+
+    calls: list[dict] = []
+
+    class FakeYOLO:
+        def __init__(self, model: str) -> None:
+            self.model = model
+
+        def train(self, **kwargs) -> None:
+            calls.append(kwargs)
+            weights = Path(kwargs["project"]) / kwargs["name"] / "weights"
+            weights.mkdir(parents=True)
+            (weights / "best.pt").write_bytes(b"w")
+
+    package = types.ModuleType("ultralytics")
+    package.YOLO = FakeYOLO
+    utils = types.ModuleType("ultralytics.utils")
+    torch_utils = types.ModuleType("ultralytics.utils.torch_utils")
+    torch_utils.NUM_THREADS = 1
+    package.utils, utils.torch_utils = utils, torch_utils
+    for name, module in (("ultralytics", package), ("ultralytics.utils", utils), ("ultralytics.utils.torch_utils", torch_utils)):
+        monkeypatch.setitem(sys.modules, name, module)
+
+    cfg = DetectorConfig(device="0", init=str(tmp_path / "m.pt"), epochs=2)
+    result = train_detector(cfg, tmp_path / "data.yaml", tmp_path / "run", resume=False, log=lambda _: None)
+    assert calls[0]["amp"] is False and calls[0]["device"] == "0" and calls[0]["lr0"] == cfg.init_lr0
+    assert result["best"].endswith("best.pt")
