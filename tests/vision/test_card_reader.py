@@ -335,4 +335,4 @@ def test_committed_card_model_reads_photos_at_a_larger_size_than_frames():
         pytest.skip("no committed card model")
     cards = load_reader(cards=True).cards
     assert cards is not None
-    assert cards.imgsz == 512 and cards.photo_imgsz == 704 and cards.rejects
+    assert cards.imgsz == 640 and cards.photo_imgsz == 704 and cards.rejects
