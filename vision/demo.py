@@ -192,6 +192,26 @@ def demo_scene_config(
     )
 
 
+def demo_card_config(
+    cards: Sequence[str], size: tuple[int, int], tables: Sequence[str] = DEMO_TABLES,
+    card_px: tuple[float, float] | None = None,
+) -> CardSceneConfig:
+    """How the demo renders a Doubt reveal of these cards: face up in a row on a clear table
+    (no props, no hands), the camera at most 25 degrees from straight down, cards 160-220 px
+    tall at 640 px wide unless ``card_px`` says otherwise."""
+    w, h = size
+    return CardSceneConfig(
+        width=w,
+        height=h,
+        hand=tuple(cards),
+        distractors=False,
+        occluders=False,
+        table_families=tuple(tables),
+        tilt_deg=(0.0, 25.0),
+        card_px=card_px if card_px is not None else CARD_PX,
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class DemoClip:
     """One prepared reveal: empty table, rolling frames, the still and what is on it."""
@@ -624,21 +644,10 @@ class DemoSource:
             seed = int(self._rng.integers(2**32))
         rng = np.random.default_rng(seed)
         specs = hint if hint is not None else REVEALS[game](rng)
-        w, h = self.size
         t0 = time.perf_counter()
         if game == "doubt":
             cards = tuple(str(c) for c in specs)
-            card_config = CardSceneConfig(
-                width=w,
-                height=h,
-                hand=cards,
-                distractors=False,
-                occluders=False,
-                table_families=DEMO_TABLES,
-                tilt_deg=(0.0, 25.0),
-                card_px=CARD_PX,
-            )
-            scene = self._card_renderer(rng, card_config)
+            scene = self._card_renderer(rng, demo_card_config(cards, self.size))
             clip = make_clip(rng, game, cards, scene, self.rolling, card_pieces(scene))
         else:
             scene = self._renderer(rng, demo_scene_config(specs, self.size))  # type: ignore[arg-type]

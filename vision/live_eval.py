@@ -20,8 +20,15 @@ Scenes are the demo's (:func:`vision.demo.demo_scene_config`); ``--tables heldou
 them on table families never trained on and ``--die-px`` sets the dice size. Both the
 frames' vote alone and the vote after the closer look are scored, on the same frames.
 
+``--games doubt`` plays Doubt reveals instead: 1-3 cards turned face up in a row
+(:func:`vision.demo.demo_card_config`; ``--card-px`` sets their height), read as a Doubt
+table reads them (cards only, the card detector at its live input, or ``--card-imgsz``).
+A card counts as found when most of its read box lies on it, and right when its rank and
+suit are. Cards get no closer look, so both lines are the frames' vote.
+
     tableref eval-live --n 60 --seed 1000
     tableref eval-live --n 60 --seed 2000 --tables heldout --die-px 22 34 --out runs/live
+    tableref eval-live --n 60 --games doubt --card-px 90 130 --card-imgsz 512
 """
 
 from __future__ import annotations
@@ -32,25 +39,27 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
-from vision.demo import DEMO_TABLES, GAMES, REVEALS, demo_scene_config, make_clip
+from vision.demo import DEMO_TABLES, GAMES, REVEALS, card_pieces, demo_card_config, demo_scene_config, make_clip
 from vision.detections import Detection
 from vision.manifest import ManifestError
 from vision.pipeline import closer_reader, look_closer, own_dice
 from vision.reader import DiceReader, load_reader
 from vision.scoring import greedy_match
 from vision.settle import SettleConfig, SettledReading, Settler
+from vision.synth.card_scene import render_card_scene
 from vision.synth.scene import render_scene
 from vision.synth.tables import HELDOUT_FAMILIES
 from vision.vocabulary import game_vocabulary
 
 OUTCOMES = ("right", "re-read", "count", "wrong", "unsettled")
+LIVE_GAMES = (*GAMES, "doubt")
 TABLES = {"demo": DEMO_TABLES, "heldout": HELDOUT_FAMILIES}
 
 
@@ -68,10 +77,10 @@ class ClipSpec:
 
 @dataclass(frozen=True)
 class DiceScore:
-    """One settled reveal against the truth."""
+    """One settled reveal against the truth (dice, or a Doubt reveal's cards)."""
 
     outcome: str
-    dice: int  # in play
+    dice: int  # in play (cards, for Doubt)
     found: int  # matched to a die in play
     right: int  # matched, face (and colour where it counts) right
     uncertain: int  # flagged uncertain
@@ -120,6 +129,80 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
 
 
+def containment_match(truth: np.ndarray, read: np.ndarray, min_share: float = 0.5) -> list[tuple[int, int]]:
+    """``(truth_index, read_index)`` pairs, each read box given to the truth box that holds
+    the largest share of its area (at least ``min_share``), largest shares first.
+
+    A card read from one corner has a box much smaller than the card, so IoU would not
+    match it; the share of the read box lying on the card does.
+
+    >>> containment_match(np.array([[0, 0, 50, 80], [60, 0, 110, 80]]), np.array([[62, 2, 72, 20], [0, 0, 48, 78]]))
+    [(0, 1), (1, 0)]
+    """
+    if len(truth) == 0 or len(read) == 0:
+        return []
+    x1 = np.maximum(truth[:, None, 0], read[None, :, 0])
+    y1 = np.maximum(truth[:, None, 1], read[None, :, 1])
+    x2 = np.minimum(truth[:, None, 2], read[None, :, 2])
+    y2 = np.minimum(truth[:, None, 3], read[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = np.maximum((read[:, 2] - read[:, 0]) * (read[:, 3] - read[:, 1]), 1e-9)
+    share = inter / area[None, :]
+    ti, ri = np.nonzero(share >= min_share)
+    order = np.lexsort((ri, ti, -share[ti, ri]))
+    used_t: set[int] = set()
+    used_r: set[int] = set()
+    pairs = []
+    for k in order:
+        t, r = int(ti[k]), int(ri[k])
+        if t not in used_t and r not in used_r:
+            used_t.add(t)
+            used_r.add(r)
+            pairs.append((t, r))
+    return pairs
+
+
+def score_cards(settled: SettledReading | None, truth: Sequence[Detection]) -> DiceScore:
+    """How a settled Doubt reveal compares with the cards turned up: the outcomes of
+    :func:`score_reveal`, a card matched by :func:`containment_match` and right when its
+    face (rank and suit) is.
+
+    >>> from vision.detections import Reading
+    >>> card = Detection("card", "QS", None, (0, 0, 50, 80), 1.0)
+    >>> corner = Detection("card", "QS", None, (2, 2, 12, 20), 0.9)
+    >>> s = SettledReading(Reading((corner,)), (), frame_index=0, t=0.0, frames=5, seq=1)
+    >>> score_cards(s, [card]).outcome
+    'right'
+    >>> score_cards(s, [Detection("card", "QC", None, (0, 0, 50, 80), 1.0)]).outcome
+    'wrong'
+    """
+    if settled is None:
+        return DiceScore("unsettled", len(truth), 0, 0, 0, 0)
+    cards = settled.reading.cards()
+    pairs = containment_match(
+        np.array([t.box for t in truth], np.float32).reshape(-1, 4), np.array([c.box for c in cards], np.float32).reshape(-1, 4)
+    )
+    right = uncertain = sure_wrong = 0
+    for ti, ci in pairs:
+        ok = cards[ci].face == truth[ti].face
+        right += ok
+        uncertain += cards[ci].uncertain
+        sure_wrong += (not ok) and not cards[ci].uncertain
+    matched = {ci for _, ci in pairs}
+    strays = [c for k, c in enumerate(cards) if k not in matched]
+    sure_wrong += sum(not c.uncertain for c in strays)
+    uncertain += sum(c.uncertain for c in strays)
+    if len(cards) != len(truth):
+        outcome = "count"
+    elif sure_wrong:
+        outcome = "wrong"
+    elif uncertain or len(pairs) < len(truth):
+        outcome = "re-read"
+    else:
+        outcome = "right"
+    return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
+
+
 @dataclass(frozen=True, eq=False)
 class ClipResult:
     game: str
@@ -141,32 +224,43 @@ def clip_frames(rng: np.random.Generator, clip: Any, spec: ClipSpec) -> Iterator
 
 def play_clip(
     reader: DiceReader, game: str, seed: int, spec: ClipSpec, tables: Sequence[str],
-    die_px: tuple[float, float] | None, settle: SettleConfig,
+    die_px: tuple[float, float] | None, settle: SettleConfig, card_px: tuple[float, float] | None = None,
 ) -> ClipResult:
-    """Render one reveal of ``game`` from ``seed`` and read it as the live table does."""
+    """Render one reveal of ``game`` from ``seed`` and read it as the live table does: the
+    dice with the game's vocabulary and no card stages, or for Doubt the cards alone."""
     rng = np.random.default_rng(seed)
     specs = REVEALS[game](rng)
-    scene = render_scene(rng, demo_scene_config(specs, spec.size, tables, die_px))  # type: ignore[arg-type]
-    clip = make_clip(rng, game, specs, scene, spec.rolling)
-    vocabulary = game_vocabulary(game)
-    live = reader.without_cards().with_vocabulary(vocabulary)
-    closer = closer_reader(live)
+    if game == "doubt":
+        scene = render_card_scene(rng, demo_card_config(specs, spec.size, tables, card_px))  # type: ignore[arg-type]
+        clip = make_clip(rng, game, specs, scene, spec.rolling, card_pieces(scene))
+        live, closer, kind = reader, None, "card"
+        vocabulary = None
+    else:
+        scene = render_scene(rng, demo_scene_config(specs, spec.size, tables, die_px))  # type: ignore[arg-type]
+        clip = make_clip(rng, game, specs, scene, spec.rolling)
+        vocabulary = game_vocabulary(game)
+        live = reader.without_cards().with_vocabulary(vocabulary)
+        closer, kind = closer_reader(live), "die"
     settler = Settler(settle)
     settled = None
     settled_at = None
     for k, frame in enumerate(clip_frames(rng, clip, spec)):
-        got = settler.update(own_dice(live.read(frame), vocabulary), index=k, t=k / spec.fps, image=frame)
+        reading = live.read(frame)
+        if any(o.kind != kind for o in reading.objects):  # the table takes only its own game's objects
+            reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind == kind))
+        got = settler.update(own_dice(reading, vocabulary), index=k, t=k / spec.fps, image=frame)
         if got is not None and k >= spec.empty + spec.rolling:
             settled, settled_at = got, k - spec.empty - spec.rolling + 1
             break
-    colour_counts = game == "nine-dice"
     t0 = time.perf_counter()
     looked = None if settled is None else look_closer(closer, settled, settle)
     ms = (time.perf_counter() - t0) * 1000
-    return ClipResult(
-        game, seed, score_reveal(settled, clip.objects, colour_counts), score_reveal(looked, clip.objects, colour_counts),
-        settled_at, ms,
-    )
+    if game == "doubt":
+        vote, after = score_cards(settled, clip.objects), score_cards(looked, clip.objects)
+    else:
+        colour_counts = game == "nine-dice"
+        vote, after = score_reveal(settled, clip.objects, colour_counts), score_reveal(looked, clip.objects, colour_counts)
+    return ClipResult(game, seed, vote, after, settled_at, ms)
 
 
 def summarise(results: Sequence[ClipResult], which: str) -> dict[str, Any]:
@@ -188,7 +282,7 @@ def summarise(results: Sequence[ClipResult], which: str) -> dict[str, Any]:
 
 
 def report(results: Sequence[ClipResult]) -> str:
-    games = sorted({r.game for r in results}, key=lambda g: (GAMES + ("doubt",)).index(g) if g in GAMES else 9)
+    games = sorted({r.game for r in results}, key=lambda g: LIVE_GAMES.index(g) if g in LIVE_GAMES else 9)
     head = f"{'':24s}{'reveals':>8s}" + "".join(f"{k:>10s}" for k in OUTCOMES) + f"{'dice':>7s}{'unsure':>8s}{'wrong':>7s}"
     lines = [head]
     for group in [*games, "all"]:
@@ -208,12 +302,17 @@ def report(results: Sequence[ClipResult]) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", type=int, default=60, help="reveals to play (default 60, cycling over the games)")
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first reveal; reveal k uses seed + k")
-    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES, metavar="GAME",
-                        help=f"games to cycle over (default: {' '.join(GAMES)})")
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=LIVE_GAMES, metavar="GAME",
+                        help=f"games to cycle over: {', '.join(LIVE_GAMES)} (default: {' '.join(GAMES)}; "
+                             "doubt plays card reveals and needs the card model)")
     parser.add_argument("--tables", choices=sorted(TABLES), default="demo",
                         help="table families: the demo's, or ones never trained on (default demo)")
     parser.add_argument("--die-px", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
                         help="die size in px at 640 wide (default: the demo's, 30-44)")
+    parser.add_argument("--card-px", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
+                        help="Doubt: card height in px at 640 wide (default: the demo's, 160-220)")
+    parser.add_argument("--card-imgsz", type=int, default=None, metavar="N",
+                        help="Doubt: card detector input size (default: the card model's live size)")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
     parser.add_argument("--precision", choices=PRECISIONS, default="auto")
@@ -227,18 +326,27 @@ def run(args: argparse.Namespace) -> int:
     if args.die_px is not None and not 8 <= args.die_px[0] <= args.die_px[1] <= 200:
         print("tableref eval-live: --die-px MIN MAX must satisfy 8 <= MIN <= MAX <= 200", file=sys.stderr)
         return 2
+    if args.card_px is not None and not 20 <= args.card_px[0] <= args.card_px[1] <= 400:
+        print("tableref eval-live: --card-px MIN MAX must satisfy 20 <= MIN <= MAX <= 400", file=sys.stderr)
+        return 2
+    doubt = "doubt" in args.games
     try:
-        reader = load_reader(args.models, backend=args.backend, precision=args.precision, cards=False)
-    except (ManifestError, BackendUnavailable) as exc:
+        reader = load_reader(args.models, backend=args.backend, precision=args.precision, cards=doubt)
+        if doubt and reader.cards is None:
+            raise ManifestError("--games doubt reads cards, and the model folder has no card model (card-reader.json)")
+        if args.card_imgsz is not None and reader.cards is not None:
+            reader = reader.with_card_imgsz(args.card_imgsz)
+    except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref eval-live: {exc}", file=sys.stderr)
         return 2
     spec, settle = ClipSpec(), SettleConfig()
     die_px = None if args.die_px is None else (float(args.die_px[0]), float(args.die_px[1]))
+    card_px = None if args.card_px is None else (float(args.card_px[0]), float(args.card_px[1]))
     results = []
     t0 = time.perf_counter()
     for k in range(args.n):
         game = args.games[k % len(args.games)]
-        results.append(play_clip(reader, game, args.seed + k, spec, TABLES[args.tables], die_px, settle))
+        results.append(play_clip(reader, game, args.seed + k, spec, TABLES[args.tables], die_px, settle, card_px))
         print(f"\r{k + 1}/{args.n} reveals", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     print(report(results))
@@ -246,7 +354,8 @@ def run(args: argparse.Namespace) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         out = {
             "config": {"n": args.n, "seed": args.seed, "games": args.games, "tables": args.tables,
-                       "die_px": args.die_px, "clip": spec.__dict__, "settle": settle.__dict__},
+                       "die_px": args.die_px, "card_px": args.card_px, "card_imgsz": args.card_imgsz,
+                       "clip": spec.__dict__, "settle": settle.__dict__},
             "reader": reader.info,
             "seconds": round(time.perf_counter() - t0, 1),
             "summary": {w: {g: summarise([r for r in results if g in ("all", r.game)], w) for g in [*args.games, "all"]}

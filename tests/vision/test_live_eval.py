@@ -1,14 +1,15 @@
-"""``tableref eval-live``: settled reveals scored against the dice in play."""
+"""``tableref eval-live``: settled reveals scored against the dice (or cards) in play."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from vision.detections import Detection, Reading
-from vision.live_eval import OUTCOMES, ClipResult, DiceScore, score_reveal, summarise
+from vision.live_eval import OUTCOMES, ClipResult, DiceScore, score_cards, score_reveal, summarise
 from vision.reader import DEFAULT_MODEL_DIR
 from vision.settle import SettledReading
 from web.cli import main
@@ -72,5 +73,64 @@ def test_eval_live_plays_rendered_reveals(tmp_path: Path, capsys: pytest.Capture
 
 @pytest.mark.parametrize("args", [["--n", "0"], ["--die-px", "30", "10"]])
 def test_eval_live_refuses_bad_arguments(args, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval-live", *args]) == 2
+    assert "tableref eval-live:" in capsys.readouterr().err
+
+
+def card(x: float, face: str, uncertain: bool = False, w: float = 50) -> Detection:
+    return Detection("card", face, None, (x, 0, x + w, 80), 0.9, uncertain)
+
+
+CARDS = (card(0, "QS"), card(60, "10H"))
+
+
+@pytest.mark.parametrize(
+    ("read", "outcome"),
+    [
+        ((card(1, "QS"), card(61, "10H")), "right"),
+        ((card(1, "QS", w=12), card(61, "10H", w=12)), "right"),  # read from one corner each
+        ((card(1, "QS"), card(61, "10D", uncertain=True)), "re-read"),
+        ((card(1, "QS"), card(61, "10D")), "wrong"),
+        ((card(1, "QS"),), "count"),
+        ((card(1, "QS"), card(61, "10H"), card(200, "2C", uncertain=True)), "count"),
+        ((card(1, "QS"), card(300, "10H")), "wrong"),  # one missed, one read surely where no card lies
+        ((card(61, "QS"), card(1, "10H")), "wrong"),  # the right faces on the wrong cards
+    ],
+)
+def test_each_settled_doubt_reveal_gets_one_outcome(read, outcome) -> None:
+    assert score_cards(settled(*read), CARDS).outcome == outcome
+
+
+def test_card_counts() -> None:
+    score = score_cards(settled(card(1, "QS"), card(61, "10D", uncertain=True)), CARDS)
+    assert (score.dice, score.found, score.right, score.uncertain, score.sure_wrong) == (2, 2, 1, 1, 0)
+    assert score_cards(None, CARDS) == DiceScore("unsettled", 2, 0, 0, 0, 0)
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "card-reader.json").is_file(), reason="no committed card model")
+def test_eval_live_plays_doubt_reveals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["eval-live", "--n", "2", "--seed", "5", "--games", "doubt", "--card-px", "90", "130", "--card-imgsz", "576"]
+    assert main([*args, "--out", str(tmp_path)]) == 0
+    assert "doubt frames' vote" in capsys.readouterr().out
+    metrics = json.loads((tmp_path / "live-metrics.json").read_text())
+    assert [r["game"] for r in metrics["reveals"]] == ["doubt", "doubt"]
+    assert metrics["config"]["card_px"] == [90.0, 130.0] and metrics["config"]["card_imgsz"] == 576
+    assert metrics["reader"]["cards"] is not None
+    total = metrics["summary"]["vote"]["all"]
+    assert sum(total[k] for k in OUTCOMES) == 2 and 2 <= total["dice"] <= 6
+
+
+def test_eval_live_doubt_needs_a_card_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if not (DEFAULT_MODEL_DIR / "dice-reader.json").is_file():
+        pytest.skip("no committed dice models")
+    shutil.copytree(DEFAULT_MODEL_DIR, tmp_path / "m", ignore=shutil.ignore_patterns("card-*", "*.pt", "*.md"))
+    assert main(["eval-live", "--n", "1", "--games", "doubt", "--models", str(tmp_path / "m")]) == 2
+    assert "no card model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args", [["--card-px", "100", "50"], ["--games", "doubt", "--card-imgsz", "500"]])
+def test_eval_live_refuses_bad_card_arguments(args, capsys: pytest.CaptureFixture[str]) -> None:
+    if not (DEFAULT_MODEL_DIR / "card-reader.json").is_file():
+        pytest.skip("no committed card model")
     assert main(["eval-live", *args]) == 2
     assert "tableref eval-live:" in capsys.readouterr().err
