@@ -23,8 +23,8 @@ frames' vote alone and the vote after the closer look are scored, on the same fr
 ``--games doubt`` plays Doubt reveals instead: 1-3 cards turned face up in a row
 (:func:`vision.demo.demo_card_config`; ``--card-px`` sets their height), read as a Doubt
 table reads them (cards only, the card detector at its live input, or ``--card-imgsz``).
-A card counts as found when most of its read box lies on it, and right when its rank and
-suit are. Cards get no closer look, so both lines are the frames' vote.
+Cards are scored by face, as the referee uses them (one deck: the set of cards is the
+reveal). Cards get no closer look, so both lines are the frames' vote.
 
     tableref eval-live --n 60 --seed 1000
     tableref eval-live --n 60 --seed 2000 --tables heldout --die-px 22 34 --out runs/live
@@ -129,43 +129,14 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
 
 
-def containment_match(truth: np.ndarray, read: np.ndarray, min_share: float = 0.5) -> list[tuple[int, int]]:
-    """``(truth_index, read_index)`` pairs, each read box given to the truth box that holds
-    the largest share of its area (at least ``min_share``), largest shares first.
-
-    A card read from one corner has a box much smaller than the card, so IoU would not
-    match it; the share of the read box lying on the card does.
-
-    >>> containment_match(np.array([[0, 0, 50, 80], [60, 0, 110, 80]]), np.array([[62, 2, 72, 20], [0, 0, 48, 78]]))
-    [(0, 1), (1, 0)]
-    """
-    if len(truth) == 0 or len(read) == 0:
-        return []
-    x1 = np.maximum(truth[:, None, 0], read[None, :, 0])
-    y1 = np.maximum(truth[:, None, 1], read[None, :, 1])
-    x2 = np.minimum(truth[:, None, 2], read[None, :, 2])
-    y2 = np.minimum(truth[:, None, 3], read[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = np.maximum((read[:, 2] - read[:, 0]) * (read[:, 3] - read[:, 1]), 1e-9)
-    share = inter / area[None, :]
-    ti, ri = np.nonzero(share >= min_share)
-    order = np.lexsort((ri, ti, -share[ti, ri]))
-    used_t: set[int] = set()
-    used_r: set[int] = set()
-    pairs = []
-    for k in order:
-        t, r = int(ti[k]), int(ri[k])
-        if t not in used_t and r not in used_r:
-            used_t.add(t)
-            used_r.add(r)
-            pairs.append((t, r))
-    return pairs
-
-
 def score_cards(settled: SettledReading | None, truth: Sequence[Detection]) -> DiceScore:
-    """How a settled Doubt reveal compares with the cards turned up: the outcomes of
-    :func:`score_reveal`, a card matched by :func:`containment_match` and right when its
-    face (rank and suit) is.
+    """How a settled Doubt reveal compares with the cards turned up, by face: Doubt is
+    played with one deck, so the referee needs the set of cards, not where each lies (a
+    card read from one corner, or two corners of neighbouring cards merged, has a box
+    unlike the card's). The outcomes are :func:`score_reveal`'s: ``count`` when another
+    number of cards is read, ``wrong`` when a sure card is not among those turned up,
+    ``re-read`` when one is uncertain, else ``right``. ``found`` and ``right`` count the
+    cards turned up whose face was read (sure or not).
 
     >>> from vision.detections import Reading
     >>> card = Detection("card", "QS", None, (0, 0, 50, 80), 1.0)
@@ -179,28 +150,19 @@ def score_cards(settled: SettledReading | None, truth: Sequence[Detection]) -> D
     if settled is None:
         return DiceScore("unsettled", len(truth), 0, 0, 0, 0)
     cards = settled.reading.cards()
-    pairs = containment_match(
-        np.array([t.box for t in truth], np.float32).reshape(-1, 4), np.array([c.box for c in cards], np.float32).reshape(-1, 4)
-    )
-    right = uncertain = sure_wrong = 0
-    for ti, ci in pairs:
-        ok = cards[ci].face == truth[ti].face
-        right += ok
-        uncertain += cards[ci].uncertain
-        sure_wrong += (not ok) and not cards[ci].uncertain
-    matched = {ci for _, ci in pairs}
-    strays = [c for k, c in enumerate(cards) if k not in matched]
-    sure_wrong += sum(not c.uncertain for c in strays)
-    uncertain += sum(c.uncertain for c in strays)
+    faces = {t.face for t in truth}
+    found = len(faces & {c.face for c in cards})
+    uncertain = sum(c.uncertain for c in cards)
+    sure_wrong = sum(not c.uncertain and c.face not in faces for c in cards)
     if len(cards) != len(truth):
         outcome = "count"
     elif sure_wrong:
         outcome = "wrong"
-    elif uncertain or len(pairs) < len(truth):
+    elif uncertain or found < len(truth):
         outcome = "re-read"
     else:
         outcome = "right"
-    return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
+    return DiceScore(outcome, len(truth), found, found, uncertain, sure_wrong)
 
 
 @dataclass(frozen=True, eq=False)

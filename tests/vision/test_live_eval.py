@@ -93,8 +93,10 @@ CARDS = (card(0, "QS"), card(60, "10H"))
         ((card(1, "QS"), card(61, "10D")), "wrong"),
         ((card(1, "QS"),), "count"),
         ((card(1, "QS"), card(61, "10H"), card(200, "2C", uncertain=True)), "count"),
-        ((card(1, "QS"), card(300, "10H")), "wrong"),  # one missed, one read surely where no card lies
-        ((card(61, "QS"), card(1, "10H")), "wrong"),  # the right faces on the wrong cards
+        ((card(1, "QS"), card(61, "10H"), card(61, "10H")), "count"),  # one card read twice
+        ((card(61, "QS"), card(1, "10H")), "right"),  # one deck: the referee needs the set of cards
+        ((card(1, "QS"), card(61, "10D"), card(200, "10H", uncertain=True)), "count"),
+        ((card(1, "QS", uncertain=True), card(61, "KD")), "wrong"),  # a sure card not turned up
     ],
 )
 def test_each_settled_doubt_reveal_gets_one_outcome(read, outcome) -> None:
@@ -103,7 +105,7 @@ def test_each_settled_doubt_reveal_gets_one_outcome(read, outcome) -> None:
 
 def test_card_counts() -> None:
     score = score_cards(settled(card(1, "QS"), card(61, "10D", uncertain=True)), CARDS)
-    assert (score.dice, score.found, score.right, score.uncertain, score.sure_wrong) == (2, 2, 1, 1, 0)
+    assert (score.dice, score.found, score.right, score.uncertain, score.sure_wrong) == (2, 1, 1, 1, 0)
     assert score_cards(None, CARDS) == DiceScore("unsettled", 2, 0, 0, 0, 0)
 
 
