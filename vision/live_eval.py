@@ -90,6 +90,18 @@ class DiceScore:
         return dict(self.__dict__)
 
 
+def _outcome(read: int, in_play: int, found: int, uncertain: int, sure_wrong: int) -> str:
+    """The count goes first (no verdict on another number of pieces), then a sure mistake,
+    then anything uncertain or not found."""
+    if read != in_play:
+        return "count"
+    if sure_wrong:
+        return "wrong"
+    if uncertain or found < in_play:
+        return "re-read"
+    return "right"
+
+
 def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], colour_counts: bool) -> DiceScore:
     """How a settled reveal compares with the dice in play (see the module doc).
 
@@ -118,14 +130,7 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     strays = [d for k, d in enumerate(dice) if k not in matched]
     sure_wrong += sum(not d.uncertain for d in strays)  # a sure reading of no die in play is wrong too
     uncertain += sum(d.uncertain for d in strays)
-    if len(dice) != len(truth):
-        outcome = "count"
-    elif sure_wrong:
-        outcome = "wrong"
-    elif uncertain or len(pairs) < len(truth):
-        outcome = "re-read"
-    else:
-        outcome = "right"
+    outcome = _outcome(len(dice), len(truth), len(pairs), uncertain, sure_wrong)
     return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
 
 
@@ -154,14 +159,7 @@ def score_cards(settled: SettledReading | None, truth: Sequence[Detection]) -> D
     found = len(faces & {c.face for c in cards})
     uncertain = sum(c.uncertain for c in cards)
     sure_wrong = sum(not c.uncertain and c.face not in faces for c in cards)
-    if len(cards) != len(truth):
-        outcome = "count"
-    elif sure_wrong:
-        outcome = "wrong"
-    elif uncertain or found < len(truth):
-        outcome = "re-read"
-    else:
-        outcome = "right"
+    outcome = _outcome(len(cards), len(truth), found, uncertain, sure_wrong)
     return DiceScore(outcome, len(truth), found, found, uncertain, sure_wrong)
 
 
