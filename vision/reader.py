@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.backends import Model, default_threads, load_model
-from vision.card_reader import CardReader, merge_corners
+from vision.card_reader import CardReader
 from vision.detections import Detection, Reading
 from vision.manifest import (
     CARD_MANIFEST_NAME,
@@ -256,8 +256,8 @@ class DiceReader:
         objects = list(self.label_dice(found.boxes, face_p, colour_p, found.scores))
         indices: tuple[Detection, ...] = ()
         if self.cards is not None:
-            indices = self.cards.read_indices(image)
-            objects.extend(merge_corners(indices))
+            indices, cards = self.cards.read(image)
+            objects.extend(cards)
         ms = (time.perf_counter() - start) * 1000.0
         return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms), indices
 

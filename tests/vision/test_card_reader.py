@@ -336,3 +336,74 @@ def test_committed_card_model_reads_photos_at_a_larger_size_than_frames():
     cards = load_reader(cards=True).cards
     assert cards is not None
     assert cards.imgsz == 640 and cards.photo_imgsz == 704 and cards.rejects
+
+
+# -- one card, two corners that read differently ------------------------------------------
+
+def _card_scene() -> tuple[np.ndarray, tuple[float, float, float, float], tuple[float, float, float, float]]:
+    from tests.vision.test_card_outline import draw_card, table
+
+    img = table()
+    a, b = draw_card(img, (320, 240), 110, 15.0)
+    return img, a, b
+
+
+def _probs(rank: str, p_rank: float, suit: str, p_suit: float) -> tuple[np.ndarray, np.ndarray]:
+    r = np.full(len(CARD_RANKS), (1 - p_rank) / (len(CARD_RANKS) - 1))
+    r[CARD_RANKS.index(rank)] = p_rank
+    s = np.full(4, (1 - p_suit) / 3)
+    s["SHDC".index(suit)] = p_suit
+    return r, s
+
+
+def _reader_seeing(boxes, readings) -> CardReader:
+    """The tiny card reader, its detector and classifier replaced by fixed boxes and readings."""
+    from vision.stages import BoxesFound
+
+    reader = tc.fake_card_reader(threshold=0.8)
+    ranks, suits = zip(*(_probs(*r) for r in readings))
+    reader.detect = lambda image: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
+    reader.classify = lambda image, b: (np.array(ranks), np.array(suits))  # type: ignore[method-assign]
+    return reader
+
+
+def test_disagreeing_corners_of_one_card_are_one_card_only_with_the_frame():
+    img, a, b = _card_scene()
+    sure = Detection("card", "5H", None, a, 0.95)
+    unsure = Detection("card", "3H", None, b, 0.45, uncertain=True)
+    assert len(merge_corners((sure, unsure))) == 2  # by readings alone: two cards
+    (card,) = merge_corners((sure, unsure), image=img)
+    assert card.face == "5H" and card.uncertain
+    assert card.score == pytest.approx(0.95 * (1 - 0.45))
+    both_sure = (sure, Detection("card", "3H", None, b, 0.9))
+    assert len(merge_corners(both_sure, image=img)) == 2  # two sure readings are two cards
+
+
+def test_reader_reads_one_card_from_both_corners():
+    img, a, b = _card_scene()
+    # A sure 5H and an unsure corner leaning 3H that leaves room for 5: one sure 5H.
+    reader = _reader_seeing([a, b], [("5", 0.95, "H", 0.99), ("3", 0.45, "H", 0.9)])
+    indices, cards = reader.read(img)
+    assert [d.face for d in indices] == ["5H", "3H"] and indices[1].uncertain
+    (card,) = cards
+    assert card.face == "5H" and not card.uncertain and card.score > 0.8
+    # A corner nearly sure of another card makes it uncertain, still one card.
+    reader = _reader_seeing([a, b], [("5", 0.95, "H", 0.99), ("3", 0.79, "D", 0.99)])
+    (card,) = reader.read(img)[1]
+    assert card.uncertain
+
+
+def test_two_unsure_corners_that_agree_stay_uncertain():
+    img, a, b = _card_scene()
+    reader = _reader_seeing([a, b], [("7", 0.75, "S", 0.95), ("7", 0.75, "S", 0.95)])
+    indices, (card,) = reader.read(img)
+    assert all(d.uncertain for d in indices)
+    assert card.face == "7S" and card.uncertain
+    assert card.score == pytest.approx(max(d.score for d in indices))
+
+
+def test_reader_read_matches_merge_corners_when_corners_agree():
+    reader = tc.fake_card_reader()
+    indices, cards = reader.read(frame())
+    assert indices == reader.read_indices(frame())
+    assert [(c.face, c.uncertain) for c in cards] == [(c.face, c.uncertain) for c in merge_corners(indices)]
