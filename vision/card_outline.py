@@ -70,10 +70,6 @@ class CardOutline:
     short_side: float
     index_length: float
 
-    @property
-    def diagonal(self) -> float:
-        return float(np.hypot(self.long_side, self.short_side))
-
     def contains(self, point: tuple[float, float]) -> bool:
         """Whether ``point`` is on the card: inside its four sides, or within half an index
         length outside (a turned index's box reaches past the straight sides' corners)."""
