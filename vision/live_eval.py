@@ -271,6 +271,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="die size in px at 640 wide (default: the demo's, 30-44)")
     parser.add_argument("--card-px", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
                         help="Doubt: card height in px at 640 wide (default: the demo's, 160-220)")
+    parser.add_argument("--size", type=int, nargs=2, default=None, metavar=("W", "H"),
+                        help="frame size of the clips (default 640 480); dice and cards keep their size "
+                             "relative to the frame's width, as one camera at a higher resolution sees them")
     parser.add_argument("--card-imgsz", type=int, default=None, metavar="N",
                         help="Doubt: card detector input size (default: the card model's live size)")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
@@ -289,6 +292,9 @@ def run(args: argparse.Namespace) -> int:
     if args.card_px is not None and not 20 <= args.card_px[0] <= args.card_px[1] <= 400:
         print("tableref eval-live: --card-px MIN MAX must satisfy 20 <= MIN <= MAX <= 400", file=sys.stderr)
         return 2
+    if args.size is not None and not (160 <= args.size[0] <= 3840 and 120 <= args.size[1] <= 2160):
+        print("tableref eval-live: --size W H must be within 160x120 and 3840x2160", file=sys.stderr)
+        return 2
     doubt = "doubt" in args.games
     try:
         reader = load_reader(args.models, backend=args.backend, precision=args.precision, cards=doubt)
@@ -300,6 +306,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"tableref eval-live: {exc}", file=sys.stderr)
         return 2
     spec, settle = ClipSpec(), SettleConfig()
+    if args.size is not None:
+        spec = replace(spec, size=(int(args.size[0]), int(args.size[1])))
     die_px = None if args.die_px is None else (float(args.die_px[0]), float(args.die_px[1]))
     card_px = None if args.card_px is None else (float(args.card_px[0]), float(args.card_px[1]))
     results = []

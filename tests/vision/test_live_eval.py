@@ -71,7 +71,7 @@ def test_eval_live_plays_rendered_reveals(tmp_path: Path, capsys: pytest.Capture
     assert metrics["config"]["tables"] == "demo" and metrics["reader"]["vocabulary"] is None
 
 
-@pytest.mark.parametrize("args", [["--n", "0"], ["--die-px", "30", "10"]])
+@pytest.mark.parametrize("args", [["--n", "0"], ["--die-px", "30", "10"], ["--size", "64", "48"]])
 def test_eval_live_refuses_bad_arguments(args, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval-live", *args]) == 2
     assert "tableref eval-live:" in capsys.readouterr().err
@@ -111,12 +111,14 @@ def test_card_counts() -> None:
 
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "card-reader.json").is_file(), reason="no committed card model")
 def test_eval_live_plays_doubt_reveals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["eval-live", "--n", "2", "--seed", "5", "--games", "doubt", "--card-px", "90", "130", "--card-imgsz", "576"]
+    args = ["eval-live", "--n", "2", "--seed", "5", "--games", "doubt", "--card-px", "90", "130", "--card-imgsz", "576",
+            "--size", "800", "450"]
     assert main([*args, "--out", str(tmp_path)]) == 0
     assert "doubt frames' vote" in capsys.readouterr().out
     metrics = json.loads((tmp_path / "live-metrics.json").read_text())
     assert [r["game"] for r in metrics["reveals"]] == ["doubt", "doubt"]
     assert metrics["config"]["card_px"] == [90.0, 130.0] and metrics["config"]["card_imgsz"] == 576
+    assert metrics["config"]["clip"]["size"] == [800, 450]
     assert metrics["reader"]["cards"] is not None
     total = metrics["summary"]["vote"]["all"]
     assert sum(total[k] for k in OUTCOMES) == 2 and 2 <= total["dice"] <= 6
