@@ -1,10 +1,13 @@
 """``tableref serve``: the table dashboard.
 
-    tableref serve [--source 0|FILE|URL|DIR|demo|none] [--host H] [--port P] [--data DIR] [--models DIR]
+    tableref serve [--source 0|FILE|URL|DIR|demo|none] [--camera-size WxH|native] [--host H] [--port P]
+                   [--data DIR] [--models DIR]
 
 - ``--source``: where frames come from (see :mod:`vision.sources`). Default: camera 0
   if it opens, else the built-in demo (the choice is printed at start). ``none`` runs
   without a camera: reveals are entered by hand on the page.
+- ``--camera-size``: what a webcam is asked for, 1280x720 by default (a Doubt card's
+  index is then twice as many pixels as at 640x480); ``native`` keeps the driver's own.
 - ``--host``: 127.0.0.1 by default (this computer only). With any other address, e.g.
   ``0.0.0.0``, phones on the LAN can join, and every change to a table needs that
   table's join token (the QR code on the host's table page).
@@ -29,6 +32,10 @@ from typing import Any
 
 from web.context import DEFAULT_PORT, ServerConfig
 
+# The same as vision.sources.WEBCAM_SIZE, which is not imported here: `serve --help` and a
+# table without a camera should not load OpenCV.
+WEBCAM_SIZE = (1280, 720)
+
 log = logging.getLogger("tableref.serve")
 
 
@@ -43,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", default=None,
                         help="camera index, video file, stream URL, image folder, 'demo' or 'none' "
                              "(default: camera 0 if it opens, else demo)")
+    parser.add_argument("--camera-size", type=camera_size, default=WEBCAM_SIZE, metavar="WxH",
+                        help="capture size a webcam is asked for (default 1280x720; 'native': the driver's own)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1; 0.0.0.0 lets phones join, with join tokens)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
@@ -54,21 +63,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true", help="log every request")
 
 
-def _pick_source(spec: str | None) -> tuple[str, str]:
+def camera_size(text: str) -> tuple[int, int] | None:
+    """``--camera-size``: ``"1280x720"``, or ``"native"`` (``None``) for the driver's own.
+
+    >>> camera_size("1920x1080"), camera_size("native")
+    ((1920, 1080), None)
+    >>> camera_size("big")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: give the camera size as WIDTHxHEIGHT, e.g. 1280x720, or 'native'
+    """
+    if text.strip().lower() == "native":
+        return None
+    try:
+        w, h = (int(v) for v in text.lower().replace("×", "x").split("x"))
+    except ValueError:
+        w = h = 0
+    if not (160 <= w <= 7680 and 120 <= h <= 4320):
+        raise argparse.ArgumentTypeError("give the camera size as WIDTHxHEIGHT, e.g. 1280x720, or 'native'")
+    return w, h
+
+
+def _pick_source(spec: str | None, size: tuple[int, int] | None = WEBCAM_SIZE) -> tuple[str, str]:
     """(source, why): the default tries camera 0, then falls back to the demo."""
     if spec is not None:
         return spec, "as given"
     try:
         from vision.sources import open_source
 
-        source = open_source("0")
+        source = open_source("0", size=size)
         source.close()
         return "0", "camera 0 opened"
     except Exception as err:  # SourceError, or OpenCV without a camera backend
         return "demo", f"camera 0 did not open ({err})"
 
 
-def _camera(source: str, models: Path | None, fps: float) -> tuple[Any, str]:
+def _camera(
+    source: str, models: Path | None, fps: float, size: tuple[int, int] | None = WEBCAM_SIZE,
+) -> tuple[Any, str]:
     from web.camera import NoCamera
 
     if source.lower() == "none":
@@ -84,7 +116,8 @@ def _camera(source: str, models: Path | None, fps: float) -> tuple[Any, str]:
 
     from web.live import PipelineCamera
 
-    return PipelineCamera(LivePipeline(source, reader, stream_fps=fps)), f"reader {dict(reader.info).get('name', 'loaded')}"
+    pipeline = LivePipeline(source, reader, stream_fps=fps, source_options={"size": size})
+    return PipelineCamera(pipeline), f"reader {dict(reader.info).get('name', 'loaded')}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
     data = (args.data or default_data_dir()).expanduser()
-    source, why = _pick_source(args.source)
-    camera, reader_note = _camera(source, args.models, args.fps)
+    source, why = _pick_source(args.source, args.camera_size)
+    camera, reader_note = _camera(source, args.models, args.fps, args.camera_size)
     config = ServerConfig(data_dir=data, host=args.host, port=args.port, mjpeg_fps=args.fps, public_url=args.public_url)
     app = create_app(config, camera)
     try:

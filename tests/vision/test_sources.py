@@ -374,3 +374,57 @@ def test_smooth_fill_reaches_every_hole_and_keeps_the_rest() -> None:
     assert np.array_equal(out[mask == 0], img[mask == 0].astype(np.float32))
     assert abs(float(out[30, 21, 1]) - float(img[30, 21, 1])) < 25  # continuous at the hole's edge
     assert out[30, 22, 1] < out[30, 40, 1] < out[30, 57, 1]  # the gradient carries on through it
+
+
+class FakeCapture:
+    """A ``cv2.VideoCapture`` stand-in: a webcam with a 640x480 default that can also send
+    1280x720, or (``delivers_asked=False``) one that takes the size and then sends nothing."""
+
+    opened: list[FakeCapture] = []
+    delivers_asked = True
+
+    def __init__(self, *args: object) -> None:
+        self.size, self.asked = (640, 480), False
+        self.released = False
+        FakeCapture.opened.append(self)
+
+    def isOpened(self) -> bool:
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked = True
+        if prop == cv2.CAP_PROP_FRAME_WIDTH:
+            self.size = (int(value), self.size[1])
+        elif prop == cv2.CAP_PROP_FRAME_HEIGHT:
+            self.size = (self.size[0], int(value))
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.asked and not FakeCapture.delivers_asked:
+            return False, None
+        return True, np.zeros((self.size[1], self.size[0], 3), np.uint8)
+
+    def release(self) -> None:
+        self.released = True
+
+
+@pytest.fixture
+def fake_webcam(monkeypatch: pytest.MonkeyPatch) -> type[FakeCapture]:
+    FakeCapture.opened, FakeCapture.delivers_asked = [], True
+    monkeypatch.setattr(sources.cv2, "VideoCapture", FakeCapture)
+    return FakeCapture
+
+
+def test_a_webcam_is_asked_for_1280x720(fake_webcam: type[FakeCapture]) -> None:
+    src = open_source("0")
+    assert isinstance(src, sources.CaptureSource) and src.size == sources.WEBCAM_SIZE == (1280, 720)
+    assert src.read().shape == (720, 1280, 3) and src.read().shape == (720, 1280, 3)
+    assert open_source("1", size=None).size == (640, 480)  # the driver's own default
+
+
+def test_a_webcam_that_refuses_the_size_opens_as_it_is(fake_webcam: type[FakeCapture]) -> None:
+    fake_webcam.delivers_asked = False
+    src = open_source("0")
+    assert src.size == (640, 480)
+    first, second = fake_webcam.opened
+    assert first.released and not second.released

@@ -31,6 +31,19 @@ def test_arguments_and_defaults() -> None:
     assert (args.source, args.host, args.port, args.data, args.models) == ("demo", "0.0.0.0", 9000, Path("d"), Path("m"))
 
 
+def test_camera_size_option(capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.sources import WEBCAM_SIZE
+
+    parser = argparse.ArgumentParser()
+    serve_cmd.add_arguments(parser)
+    assert parser.parse_args([]).camera_size == WEBCAM_SIZE == serve_cmd.WEBCAM_SIZE
+    assert parser.parse_args(["--camera-size", "640x480"]).camera_size == (640, 480)
+    assert parser.parse_args(["--camera-size", "native"]).camera_size is None
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--camera-size", "0x0"])
+    assert "WIDTHxHEIGHT" in capsys.readouterr().err
+
+
 def test_sources_without_a_reader_fall_back_to_hand_entry(tmp_path: Path) -> None:
     assert serve_cmd._pick_source("clip.mp4") == ("clip.mp4", "as given")
     camera, note = serve_cmd._camera("none", None, 10.0)
