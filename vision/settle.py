@@ -49,6 +49,11 @@ from vision.detections import Box, Detection, Reading
 from vision.scoring import greedy_match
 
 
+# nested(): the part is at most this share of the whole's area, and this share of it is inside.
+NESTED_AREA = 0.5
+NESTED_INSIDE = 0.8
+
+
 @dataclass(frozen=True)
 class SettleConfig:
     """How still and how long before a reading counts.
@@ -61,7 +66,9 @@ class SettleConfig:
     ``min_objects``: an empty table never settles. ``faint_below``: a detector confidence
     under which an object is *faint*, a speck the detector doubts (the committed die
     detector's own sure threshold); faint objects may blink in and out where one was seen
-    in the last ``faint_memory`` frames without counting as motion.
+    in the last ``faint_memory`` frames without counting as motion. ``regroup_cards``: a
+    card read as one object in one frame and as its two corner indices in the next (the
+    reader paired them, then did not) is not motion either (:meth:`Settler._follow`).
     """
 
     stable_frames: int = 5
@@ -73,6 +80,7 @@ class SettleConfig:
     min_objects: int = 1
     faint_below: float = 0.5
     faint_memory: int = 30
+    regroup_cards: bool = True
 
     def __post_init__(self) -> None:
         if self.stable_frames < 1:
@@ -193,6 +201,25 @@ def is_still(a: Box, b: Box, config: SettleConfig) -> bool:
     """Whether box ``b`` is box ``a`` not moved: closer than ``move_frac`` box sizes and
     overlapping by ``min_iou``."""
     return displacement(a, b) <= config.move_frac and iou(a, b) >= config.min_iou
+
+
+def nested(a: Box, b: Box) -> bool:
+    """Whether one of two boxes is a part of the other: the smaller is at most half the
+    larger's area and lies at least 80 % inside it. A card's corner index in the box of
+    the whole card is nested; a card moved by a fraction of its size is not.
+
+    >>> nested((0, 0, 60, 90), (2, 2, 12, 20)), nested((2, 2, 12, 20), (0, 0, 60, 90))
+    (True, True)
+    >>> nested((0, 0, 60, 90), (10, 10, 70, 100)), nested((0, 0, 60, 90), (55, 85, 70, 100))
+    (False, False)
+    """
+    area_a, area_b = (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1])
+    small, large = min(area_a, area_b), max(area_a, area_b)
+    if small <= 0 or small > NESTED_AREA * large:
+        return False
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return ix * iy >= NESTED_INSIDE * small
 
 
 def pair_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> dict[int, int]:
@@ -332,6 +359,11 @@ class _Track:
         return self.reads[-1][1]
 
 
+def _regrouped(obj: Detection, cards: Sequence[Box]) -> bool:
+    """Whether card ``obj`` is nested with one of the boxes ``cards`` (:func:`nested`)."""
+    return obj.kind == "card" and any(nested(obj.box, box) for box in cards)
+
+
 def is_faint(obj: Detection, config: SettleConfig) -> bool:
     """Whether the detector itself doubts ``obj`` is there at all (its box confidence is
     under ``config.faint_below``); objects with no box confidence are never faint.
@@ -469,15 +501,27 @@ class Settler:
         counting them as motion kept reveals from ever settling. A faint object anywhere
         else, and any firm object appearing, vanishing or moving, is motion: a die rolling
         in blurred is faint, but never twice in the same place.
+
+        Cards (``regroup_cards``) have one more exception. The reader makes one object of a
+        card whose two corner indices it pairs, and two when it does not, and the pairing
+        of two unsure corners can change from frame to frame while nothing moves. So a
+        card may appear or vanish where it is :func:`nested` with a card on a track (a
+        corner inside the whole card's box, or the whole card around a corner). Each
+        grouping keeps its own track, and the settled reveal takes those seen in most of
+        the window's frames, as for any object.
         """
         cfg = self.config
         partner = pair_still([track.last for track in self._tracks], objects, cfg)
         taken = set(partner.values())
         newcomers = [o for i, o in enumerate(objects) if i not in partner]
-        if any(not (is_faint(o, cfg) and self._seen_faint(o.box)) for o in newcomers):
-            return False
-        if any(not is_faint(track.last, cfg) for k, track in enumerate(self._tracks) if k not in taken):
-            return False
+        before = [t.last.box for t in self._tracks if t.last.kind == "card"] if cfg.regroup_cards else []
+        now = [o.box for o in objects if o.kind == "card"] if cfg.regroup_cards else []
+        for o in newcomers:
+            if not (is_faint(o, cfg) and self._seen_faint(o.box)) and not _regrouped(o, before):
+                return False
+        for k, track in enumerate(self._tracks):
+            if k not in taken and not is_faint(track.last, cfg) and not _regrouped(track.last, now):
+                return False
         n = self._run_frames
         for i, k in partner.items():
             self._tracks[k].reads.append((n, objects[i]))

@@ -301,3 +301,52 @@ def test_faint_means_what_the_committed_detector_calls_unsure() -> None:
 
     manifest = ReaderManifest.load(DEFAULT_MODEL_DIR / MANIFEST_NAME)
     assert SettleConfig().faint_below == manifest.detector.sure_threshold
+
+
+def card(box: tuple[float, float, float, float], face: str, *, uncertain: bool = True) -> Detection:
+    return Detection("card", face, None, box, 0.5 if uncertain else 0.95, uncertain)
+
+
+WHOLE = (100.0, 100.0, 180.0, 220.0)  # a card read from both corners: the corners' union
+TOP, BOTTOM = (100.0, 100.0, 112.0, 122.0), (168.0, 198.0, 180.0, 220.0)  # its corner indices
+QUEEN = card((300.0, 100.0, 380.0, 220.0), "QS", uncertain=False)
+
+
+def paired(k: int) -> Reading:
+    """Frame ``k``: the 3D's unsure corners read alike (or paired by its outline) every
+    third frame, and read 3H and 3D apart otherwise, with a sure queen beside it."""
+    if k % 3 == 0:
+        return frame(card(WHOLE, "3D"), QUEEN)
+    return frame(card(TOP, "3H"), card(BOTTOM, "3D"), QUEEN)
+
+
+def test_a_card_paired_in_some_frames_and_not_in_others_settles() -> None:
+    out = [o for o in feed(Settler(CFG), [paired(k) for k in range(12)]) if o is not None]
+    assert len(out) == 1
+    faces = sorted(out[0].reading.faces())
+    assert faces == ["3D", "3H", "QS"]  # the grouping seen in most frames: a count to re-read
+    never = feed(Settler(replace(CFG, regroup_cards=False)), [paired(k) for k in range(12)])
+    assert never == [None] * 12  # what the flicker did before: a table waiting for ever
+
+
+def test_the_grouping_seen_most_wins() -> None:
+    frames = [frame(card(WHOLE, "3D"), QUEEN) if k % 3 else paired(1) for k in range(12)]
+    out = [o for o in feed(Settler(CFG), frames) if o is not None]
+    assert sorted(out[0].reading.faces()) == ["3D", "QS"]
+    assert sorted(o.box for o in out[0].reading.objects) == [WHOLE, QUEEN.box]
+
+
+def test_a_card_that_moves_is_still_motion() -> None:
+    s = Settler(CFG)
+    sliding = [frame(card((100.0 + 20 * k, 100.0, 180.0 + 20 * k, 220.0), "3D"), QUEEN) for k in range(12)]
+    assert feed(s, sliding) == [None] * 12
+    # a corner index coming into view beside a card (not inside it) is motion too
+    beside = [frame(card(WHOLE, "3D"), QUEEN) if k % 2 else frame(card(WHOLE, "3D"), QUEEN, card((200.0, 100.0, 212.0, 122.0), "5C"))
+              for k in range(12)]
+    assert feed(Settler(CFG), beside) == [None] * 12
+
+
+def test_dice_are_not_regrouped() -> None:
+    big, small = die(100, 100, "3", size=80), die(105, 105, "3", size=20)
+    frames = [frame(big) if k % 2 else frame(small) for k in range(12)]
+    assert feed(Settler(CFG), frames) == [None] * 12
