@@ -174,11 +174,15 @@ def iou(a: Box, b: Box) -> float:
     >>> iou((0, 0, 10, 10), (5, 0, 15, 10))
     0.3333333333333333
     """
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
+    inter = _intersection(a, b)
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def _intersection(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return ix * iy
 
 
 def _size(box: Box) -> float:
@@ -217,9 +221,7 @@ def nested(a: Box, b: Box) -> bool:
     small, large = min(area_a, area_b), max(area_a, area_b)
     if small <= 0 or small > NESTED_AREA * large:
         return False
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return ix * iy >= NESTED_INSIDE * small
+    return _intersection(a, b) >= NESTED_INSIDE * small
 
 
 def pair_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> dict[int, int]:
