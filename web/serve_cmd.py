@@ -92,8 +92,9 @@ def _pick_source(spec: str | None, size: tuple[int, int] | None = WEBCAM_SIZE) -
         from vision.sources import open_source
 
         source = open_source("0", size=size)
+        got = getattr(source, "size", None)
         source.close()
-        return "0", "camera 0 opened"
+        return "0", "camera 0 opened" + (f" at {got[0]}x{got[1]}" if got else "")
     except Exception as err:  # SourceError, or OpenCV without a camera backend
         return "demo", f"camera 0 did not open ({err})"
 

@@ -65,3 +65,18 @@ def test_busy_port_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixtur
         args = parser.parse_args(["--source", "none", "--port", str(port), "--data", str(tmp_path)])
         assert serve_cmd.run(args) == 2
     assert "cannot listen" in capsys.readouterr().err
+
+
+def test_the_default_camera_says_what_size_it_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.sources as sources
+
+    class Webcam:
+        size = (960, 540)  # the nearest this driver has to what was asked
+
+        def close(self) -> None:
+            pass
+
+    asked = []
+    monkeypatch.setattr(sources, "open_source", lambda spec, size: asked.append((spec, size)) or Webcam())
+    assert serve_cmd._pick_source(None, (1280, 720)) == ("0", "camera 0 opened at 960x540")
+    assert asked == [("0", (1280, 720))]
