@@ -234,22 +234,21 @@ class CaptureSource:
     ) -> None:
         self.target = target
         self.name = f"camera {target}" if isinstance(target, int) else f"stream {_redact(target)}"
-        cap, frame = self._open(target, size, open_timeout_s)
-        if cap is None and size is not None:
+        cap = self._open(target, open_timeout_s)
+        frame = self._first_frame(cap, size)
+        if frame is None and size is not None:
             # A driver that takes the size (or MJPG) and then delivers nothing: open it as it is.
-            cap, frame = self._open(target, None, open_timeout_s)
-        if cap is None or frame is None:
+            cap.release()
+            cap = self._open(target, open_timeout_s)
+            frame = self._first_frame(cap, None)
+        if frame is None:
+            cap.release()
             raise self._not_found()
         self._cap = cap
         self._first: np.ndarray | None = frame
         self.size: tuple[int, int] = (int(frame.shape[1]), int(frame.shape[0]))
 
-    @staticmethod
-    def _open(
-        target: int | str, size: tuple[int, int] | None, open_timeout_s: float,
-    ) -> tuple[cv2.VideoCapture | None, np.ndarray | None]:
-        """The opened capture and its first frame, or ``(None, None)``: some drivers open a
-        device that then never delivers, and that should fail now rather than later."""
+    def _open(self, target: int | str, open_timeout_s: float) -> cv2.VideoCapture:
         with _quiet_opencv():
             if isinstance(target, int):
                 cap = cv2.VideoCapture(target)
@@ -259,7 +258,13 @@ class CaptureSource:
                 cap = cv2.VideoCapture(target, cv2.CAP_FFMPEG, params)
         if not cap.isOpened():
             cap.release()
-            return None, None
+            raise self._not_found()
+        return cap
+
+    @staticmethod
+    def _first_frame(cap: cv2.VideoCapture, size: tuple[int, int] | None) -> np.ndarray | None:
+        """The first frame after asking for ``size``, or ``None``: some drivers open a device
+        that then never delivers, and that should fail now rather than later."""
         if size is not None:
             # Uncompressed 1280x720 fills USB 2 at about 10 frames a second; most webcams
             # send it at their full rate as MJPG.
@@ -267,10 +272,7 @@ class CaptureSource:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
         ok, frame = cap.read()
-        if not ok or frame is None:
-            cap.release()
-            return None, None
-        return cap, frame
+        return frame if ok and frame is not None else None
 
     def _not_found(self) -> SourceError:
         if isinstance(self.target, int):
