@@ -11,6 +11,12 @@ The classifier may also have a rank class :data:`NOT_AN_INDEX` (trained on the d
 own false alarms, session 15): a box it gives that class half its probability or more is
 dropped, and a smaller share lowers the box's score.
 
+With a suit specialist in the manifest (``specialists``: a network of the same shape that
+reads only the suit; ``tableref train --cards --stage specialist``), the choice between the
+two suits of each colour is the specialist's (:func:`share_suits`): nearly all the
+classifier's suit errors are clubs for spades, or hearts for diamonds, on small indices.
+None is committed: the one trained in session 22 read no better on validation (model card).
+
 An index's ``score`` is P(rank) x P(suit). It is flagged ``uncertain`` when that is
 below the reporting threshold, or when the detector itself is unsure of the box; it is
 still listed with its most likely reading, so a player sees it and a referee waits
@@ -59,7 +65,7 @@ class CardReader:
 
     def __init__(
         self, manifest: ReaderManifest, detector: Model, classifier: Model, threshold: float | None = None,
-        turns: int | None = None,
+        turns: int | None = None, specialists: tuple[Model, ...] = (),
     ) -> None:
         cls = manifest.classifier
         if tuple(cls.faces) not in (CARD_RANKS, (*CARD_RANKS, NOT_AN_INDEX)) or tuple(cls.colours) != CARD_SUITS:
@@ -67,9 +73,15 @@ class CardReader:
                 f"card classifier classes {list(cls.faces)} / {list(cls.colours)} are not the ranks {list(CARD_RANKS)} "
                 f"(and optionally {NOT_AN_INDEX!r}) and suits {list(CARD_SUITS)}"
             )
+        if len(specialists) != len(manifest.specialists):
+            raise ManifestError("one specialist model goes with each of the card manifest's specialist entries")
+        for spec in manifest.specialists:
+            if not set(spec.faces) <= set(CARD_SUITS):
+                raise ManifestError(f"a card specialist reads suits; {spec.file} reads {list(spec.faces)}")
         self.manifest = manifest
         self.detector = detector
         self.classifier = classifier
+        self.specialists = tuple(specialists)
         self.threshold = manifest.threshold if threshold is None else float(threshold)
         if not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"card threshold must be in [0, 1], got {self.threshold}")
@@ -87,6 +99,8 @@ class CardReader:
         return {
             "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz, "photo_imgsz": det.still_imgsz},
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size, "turns": self.turns},
+            "specialists": [{"file": s.file, "sha256": s.sha256, "faces": list(s.faces)}
+                            for s in self.manifest.specialists],
             "threshold": self.threshold,
             "rejects_non_indices": self.rejects,
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
@@ -96,7 +110,13 @@ class CardReader:
     def with_turns(self, turns: int) -> CardReader:
         """The same models, reading each index ``turns`` ways a quarter turn apart (1: once;
         what the turns cost and gain: ``tableref bench``, ``tableref eval --card-turns``)."""
-        return CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns)
+        return CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns, self.specialists)
+
+    def without_specialists(self) -> CardReader:
+        """The same models without the suit specialist (what it costs and gains)."""
+        if not self.specialists:
+            return self
+        return CardReader(replace(self.manifest, specialists=()), self.detector, self.classifier, self.threshold)
 
     @property
     def imgsz(self) -> int:
@@ -121,7 +141,7 @@ class CardReader:
         if imgsz == det.imgsz:
             return self
         return CardReader(replace(self.manifest, detector=replace(det, imgsz=int(imgsz))), self.detector,
-                          self.classifier, self.threshold)
+                          self.classifier, self.threshold, specialists=self.specialists)
 
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
@@ -134,8 +154,12 @@ class CardReader:
         """Rank and suit probabilities for each index box (one batched call), the mean over
         ``turns`` quarter turns of its crop: the classifier learnt indices at every angle, and
         on validation renders the mean of four readings was right more often, and more often
-        sure, than one (see the model card)."""
-        return classify_crops(self.classifier, self.manifest.classifier, image, boxes)
+        sure, than one (see the model card). A suit specialist then chooses within each colour
+        (:func:`share_suits`)."""
+        rank_p, suit_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)
+        for model, spec in zip(self.specialists, self.manifest.specialists):
+            suit_p = share_suits(suit_p, spec.faces, classify_crops(model, spec, image, boxes)[0])
+        return rank_p, suit_p
 
     @property
     def rejects(self) -> bool:
@@ -215,6 +239,32 @@ class CardReader:
         found = self.detect(image)
         rank_p, suit_p = self.classify(image, found.boxes)
         return self.label(found.boxes, rank_p, suit_p, found.scores)
+
+
+SUIT_COLOURS = (("S", "C"), ("H", "D"))
+"""The suits a specialist chooses between: those of one colour, which the classifier
+confuses on small indices; the colour itself it nearly always reads right (see the model card)."""
+
+
+def share_suits(suit_p: np.ndarray, faces: Sequence[str], reading: np.ndarray) -> np.ndarray:
+    """The classifier's suit probabilities (columns :data:`CARD_SUITS`) with the share of
+    each colour (:data:`SUIT_COLOURS`: spades and clubs, hearts and diamonds) split again
+    as a specialist reading those suits (``faces``, its columns) splits it. A colour the
+    specialist does not read both suits of keeps the classifier's split.
+
+    >>> p = np.array([[0.5, 0.05, 0.05, 0.4]])        # S H D C: clubs or spades?
+    >>> share_suits(p, ("S", "H", "D", "C"), np.array([[0.1, 0.3, 0.3, 0.3]])).round(3).tolist()
+    [[0.225, 0.05, 0.05, 0.675]]
+    """
+    out = suit_p.copy()
+    for pair in SUIT_COLOURS:
+        if not set(pair) <= set(faces):
+            continue
+        cols = [CARD_SUITS.index(s) for s in pair]
+        mine = reading[:, [faces.index(s) for s in pair]]
+        mine = mine / np.clip(mine.sum(axis=1, keepdims=True), 1e-9, None)
+        out[:, cols] = suit_p[:, cols].sum(axis=1, keepdims=True) * mine
+    return out
 
 
 def _side(d: Detection) -> float:

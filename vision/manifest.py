@@ -26,6 +26,7 @@ MANIFEST_NAME = "dice-reader.json"
 DETECTOR_NAME = "dice-detector.onnx"
 CLASSIFIER_NAME = "dice-classifier.onnx"
 SPECIALIST_NAME = "dice-specialist.onnx"  # the first specialist's file; others name their own
+CARD_SPECIALIST_NAME = "card-suit-specialist.onnx"  # the card reader's suit specialist
 # The card reader has the same two-stage shape: a corner-index detector, then a classifier
 # whose two heads are the rank (``faces``) and the suit (``colours``).
 CARD_MANIFEST_NAME = "card-reader.json"
@@ -124,7 +125,8 @@ class ReaderManifest:
     """The two models, the reporting threshold, how they were trained, and any
     *specialists*: more classifiers on the same crops, each for a few faces the first one
     confuses (its ``faces``; ``colours`` empty), e.g. ブ and プ, or the six pip counts.
-    Their groups of faces do not overlap.
+    Their groups of faces do not overlap. A specialist may instead name classes of the
+    classifier's second head (the card reader's suit specialist reads the four suits).
 
     >>> kana = ClassifierSpec(file=SPECIALIST_NAME, faces=("ブ", "プ"))
     >>> m = ReaderManifest(DetectorSpec(), ClassifierSpec(), specialists=(kana,))
@@ -141,10 +143,11 @@ class ReaderManifest:
     def __post_init__(self) -> None:
         seen: set[str] = set()
         for spec in self.specialists:
-            missing = [f for f in spec.faces if f not in self.classifier.faces]
+            head = self.classifier.colours if set(spec.faces) <= set(self.classifier.colours) else self.classifier.faces
+            missing = [f for f in spec.faces if f not in head]
             if len(set(spec.faces)) < 2 or missing:
-                raise ManifestError(f"a specialist must name two or more of the classifier's faces; "
-                                    f"got {list(spec.faces)}")
+                raise ManifestError(f"a specialist must name two or more of the classifier's faces, or of its "
+                                    f"second head's classes; got {list(spec.faces)}")
             if seen & set(spec.faces):
                 raise ManifestError(f"specialists' faces overlap: {sorted(seen & set(spec.faces))}")
             seen |= set(spec.faces)

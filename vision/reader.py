@@ -293,7 +293,12 @@ def load_reader(
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
         card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
         card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
-        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns)
+        suit_specialists = tuple(
+            load_model(checked_file(model_dir, CARD_MANIFEST_NAME, "specialist", spec.file, spec.sha256),
+                       detector.backend, threads, static=False, precision=precision)
+            for spec in card_manifest.specialists
+        )
+        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns, suit_specialists)
     return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists)
 
 

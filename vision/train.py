@@ -4,6 +4,7 @@
     tableref train --resume                  # continue both stages where they stopped
     tableref train --cards --synth data/cards-train --synth data/mixed-train   # the card reader
     tableref train --stage specialist --no-real --synth data/synth-nine ...      # the ブ/プ specialist
+    tableref train --cards --stage specialist --synth data/cards-train ...       # the cards' suit specialist
     tableref train --stage classifier --average runs/C/classifier/best.pt --average ...  # a weight average
 
 Writes ``models/dice-detector.onnx``, ``models/dice-classifier.onnx``, the detector's
@@ -14,7 +15,9 @@ rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
 ``card-classifier.onnx`` and ``card-reader.json``. ``--stage specialist`` trains only a
 specialist: the same network on the same crops, for the few faces of
 ``--specialist-faces``, written to ``--specialist-file`` (``models/dice-specialist.onnx``)
-and recorded in the dice manifest beside any others (one per group of faces). Training
+and recorded in the dice manifest beside any others (one per group of faces). With
+``--cards`` the specialist reads the four suits of the card classifier's crops
+(``models/card-suit-specialist.onnx``, in ``card-reader.json``). Training
 runs live under ``runs/`` and resume from their last checkpoint. ``--average`` trains
 nothing: the classifier becomes the mean of the weights of runs fine-tuned from one
 checkpoint (written to ``runs/classifier-average/best.pt``). The real-tray ``test`` split is never read here.
@@ -44,6 +47,7 @@ from vision.manifest import (
     CARD_CLASSIFIER_NAME,
     CARD_DETECTOR_NAME,
     CARD_MANIFEST_NAME,
+    CARD_SPECIALIST_NAME,
     CLASSIFIER_NAME,
     DETECTOR_NAME,
     MANIFEST_NAME,
@@ -61,6 +65,9 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
 STAGES = ("all", "detector", "classifier", "specialist")
 SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
+# The card classifier's suit errors are nearly all within a colour (clubs/spades, hearts/
+# diamonds on small indices): its specialist reads all four suits (see the model card).
+CARD_SPECIALIST_SUITS = CARD_SUITS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,12 +83,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", action="store_true",
                         help="train the playing-card reader (corner indices: rank + suit) instead of the dice reader")
     parser.add_argument("--stage", choices=STAGES, default="all",
-                        help="all = detector + classifier; specialist = the pair classifier (dice only, on its own)")
-    parser.add_argument("--specialist-faces", default=",".join(SPECIALIST_FACES), metavar="F,F",
-                        help="faces the specialist tells apart (default %(default)s)")
-    parser.add_argument("--specialist-file", default=SPECIALIST_NAME, metavar="NAME",
+                        help="all = detector + classifier; specialist = a classifier for a few faces (dice) "
+                             "or for the suits (--cards), on its own")
+    parser.add_argument("--specialist-faces", metavar="F,F",
+                        help=f"faces the specialist tells apart (default {','.join(SPECIALIST_FACES)}; "
+                             f"with --cards suits, default {','.join(CARD_SPECIALIST_SUITS)})")
+    parser.add_argument("--specialist-file", metavar="NAME",
                         help="the specialist's ONNX file in --out; one with the same name is replaced "
-                             "(default %(default)s)")
+                             f"(default {SPECIALIST_NAME}; with --cards {CARD_SPECIALIST_NAME})")
     parser.add_argument("--resume", action="store_true", help="continue each stage from its last checkpoint")
     parser.add_argument("--epochs", type=int, default=100, help="detector epochs")
     parser.add_argument("--cls-epochs", type=int, default=30, help="classifier epochs")
@@ -279,21 +288,33 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
 
 
 def specialist_faces(args: argparse.Namespace) -> tuple[str, ...]:
-    """The faces of ``--specialist-faces``, checked: at least two distinct die faces."""
-    faces = tuple(f.strip() for f in args.specialist_faces.split(",") if f.strip())
-    unknown = [f for f in faces if f not in DIE_FACES]
+    """The faces of ``--specialist-faces``, checked: at least two distinct die faces, or
+    with ``--cards`` suits (default :data:`SPECIALIST_FACES`, :data:`CARD_SPECIALIST_SUITS`)."""
+    cards = target_of(args).kind == "card"
+    given = args.specialist_faces
+    if given is None:
+        given = ",".join(CARD_SPECIALIST_SUITS if cards else SPECIALIST_FACES)
+    faces = tuple(f.strip() for f in given.split(",") if f.strip())
+    allowed = CARD_SUITS if cards else DIE_FACES
+    unknown = [f for f in faces if f not in allowed]
     if unknown or len(set(faces)) < 2 or len(set(faces)) != len(faces):
-        raise SystemExit(f"--specialist-faces needs two or more distinct die faces from {' '.join(DIE_FACES)}; "
-                         f"got {args.specialist_faces!r}")
+        raise SystemExit(f"--specialist-faces needs two or more distinct {'suits' if cards else 'die faces'} from "
+                         f"{' '.join(allowed)}; got {given!r}")
     return faces
+
+
+def specialist_file(args: argparse.Namespace) -> str:
+    """``--specialist-file``, or the target's default specialist file name."""
+    return args.specialist_file or (CARD_SPECIALIST_NAME if target_of(args).kind == "card" else SPECIALIST_NAME)
 
 
 def other_specialists(args: argparse.Namespace, manifest: ReaderManifest) -> tuple[ClassifierSpec, ...]:
     """The manifest's specialists that this run keeps: all but the one in
     ``--specialist-file``, which it replaces. Refused before any training when the new
     faces overlap a kept specialist's, or the file name is not a plain ``.onnx`` name."""
-    faces, name = specialist_faces(args), args.specialist_file
-    if Path(name).name != name or not name.endswith(".onnx") or name in (CLASSIFIER_NAME, DETECTOR_NAME):
+    faces, name = specialist_faces(args), specialist_file(args)
+    if Path(name).name != name or not name.endswith(".onnx") or name in (
+            CLASSIFIER_NAME, DETECTOR_NAME, CARD_CLASSIFIER_NAME, CARD_DETECTOR_NAME):
         raise SystemExit(f"--specialist-file must be a new plain file name ending in .onnx; got {name!r}")
     kept = tuple(spec for spec in manifest.specialists if spec.file != name)
     for spec in kept:
@@ -305,15 +326,16 @@ def other_specialists(args: argparse.Namespace, manifest: ReaderManifest) -> tup
 
 def run_classifier(args, items, torch_device: str, specialist: bool = False) -> tuple[ClassifierSpec, dict[str, Any]]:
     """Train the face/colour classifier, or with ``specialist`` the pair classifier: the same
-    network on the same crops, one head for ``--specialist-faces`` and no colour."""
+    network on the same crops, one head for ``--specialist-faces`` and no colour (for
+    cards, that head reads the suits: :func:`vision.train_classifier.suits_only`)."""
     from vision import train_classifier as tc
 
     target = target_of(args)
     faces = specialist_faces(args) if specialist else target.faces
-    if target.kind == "card":
-        colours = list(CARD_SUITS)
-    elif specialist:
+    if specialist:
         colours = []
+    elif target.kind == "card":
+        colours = list(CARD_SUITS)
     else:
         colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
@@ -325,10 +347,14 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
         faces = (*faces, NOT_AN_INDEX)
     legible, illegible = legibility_flags(args, items)
     t0 = time.time()
-    train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log,
-                             target.kind, faces, mined, legible)
-    val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log,
-                           target.kind, faces, mined, legible)
+    suit_specialist = specialist and target.kind == "card"
+    cut = (list(CARD_SUITS), target.faces) if suit_specialist else (colours, faces)
+    train = tc.collect_crops([(s, it) for s, it, v in items if not v], cut[0], cfg.size, cfg.expand, True, log,
+                             target.kind, cut[1], mined, legible)
+    val = tc.collect_crops([(s, it) for s, it, v in items if v], cut[0], cfg.size, cfg.expand, False, log,
+                           target.kind, cut[1], mined, legible)
+    if suit_specialist:
+        train, val = tc.suits_only(train, CARD_SUITS, faces), tc.suits_only(val, CARD_SUITS, faces)
     if illegible is not None:
         illegible.update({"train": int(train.unreadable_mask().sum()), "val": int(val.unreadable_mask().sum())})
         log(f"classifier: {illegible['train']} of {len(train)} training crops and {illegible['val']} of {len(val)} "
@@ -337,18 +363,19 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
         f"{'suits' if target.kind == 'card' else 'colours'} {colours} ({time.time() - t0:.1f} s to cut)")
     if len(train) == 0:
         raise SystemExit(f"no labelled {'card indices' if target.kind == 'card' else 'dice'} to train the classifier on")
-    run_dir = args.runs / ("card-classifier" if target.kind == "card"
-                           else args.specialist_file.removesuffix(".onnx") if specialist else "classifier")
+    run_dir = args.runs / (specialist_file(args).removesuffix(".onnx") if specialist
+                           else "card-classifier" if target.kind == "card" else "classifier")
     if not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
     result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log, faces=faces)
     args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / (args.specialist_file if specialist else target.classifier)
+    onnx_path = args.out / (specialist_file(args) if specialist else target.classifier)
     export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
     spec = ClassifierSpec(file=onnx_path.name, size=cfg.size, expand=cfg.expand, faces=faces,
-                          colours=tuple(colours), sha256=sha256_of(onnx_path), turns=1 if specialist else target.turns)
-    heads = ("rank + suit heads" if target.kind == "card"
-             else f"one head for {' / '.join(faces)}" if specialist else "face + colour heads")
+                          colours=tuple(colours), sha256=sha256_of(onnx_path),
+                          turns=1 if specialist and target.kind != "card" else target.turns)
+    heads = (f"one head for {' / '.join(faces)}" if specialist
+             else "rank + suit heads" if target.kind == "card" else "face + colour heads")
     meta = {
         "architecture": f"3x3 stem + 3 residual blocks ({'-'.join(str(c) for c in tc.CHANNELS)} channels x width "
                         f"{cfg.width}, each stride 2), global average pool, dropout 0.2, {heads}",
@@ -483,10 +510,10 @@ def run(args: argparse.Namespace) -> int:
     args.imgsz = args.imgsz or target.imgsz
     args.crop = args.crop or (cls_spec.size if args.stage == "specialist" else target.crop)
     if args.stage == "specialist":
-        if target.kind == "card":
-            raise SystemExit("the specialist reads dice faces; leave out --cards")
         specialists = other_specialists(args, manifest)
-        if args.crop != cls_spec.size:
+        # A dice specialist shares the classifier's crops (and its looks); the card reader cuts
+        # its suit specialist's crops apart, so those may have their own size.
+        if args.crop != cls_spec.size and target.kind != "card":
             raise SystemExit(f"the specialist reads the classifier's own crops: give --crop {cls_spec.size}")
     torch_device, yolo_device = resolve_device(args.device)
     log(f"training the {'card' if target.kind == 'card' else 'dice'} reader on {torch_device}; {len(items)} images "

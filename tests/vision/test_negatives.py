@@ -133,3 +133,37 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
     assert reader.rejects
     image = cv2.imread(str(next((tmp_path / "cards" / "images").iterdir())))
     assert all(d.face[:-1] in CARD_RANKS for d in reader.read_indices(image))
+
+
+@pytest.mark.slow
+def test_train_makes_a_card_suit_specialist_that_the_reader_loads(tmp_path):
+    """``tableref train --cards --stage specialist``: one tiny epoch on rendered cards, a
+    four-suit network recorded beside the card classifier and asked by the card reader."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import shutil
+
+    from web.cli import main
+
+    assert main(["synth", "--out", str(tmp_path / "cards"), "--n", "4", "--seed", "5", "--cards", "--workers", "1",
+                 "--quiet"]) == 0
+    out = tmp_path / "models"
+    out.mkdir()
+    for name in ("dice-reader.json", "dice-detector.onnx", "dice-classifier.onnx", "dice-specialist.onnx",
+                 "card-reader.json", "card-detector.onnx", "card-classifier.onnx"):
+        shutil.copy(DEFAULT_MODEL_DIR / name, out / name)
+    argv = ["train", "--cards", "--stage", "specialist", "--synth", str(tmp_path / "cards"), "--cls-epochs", "1",
+            "--cls-samples", "64", "--cls-batch", "32", "--workers", "0", "--runs", str(tmp_path / "runs"), "--out", str(out)]
+    assert main(argv) == 0
+    from vision.manifest import ReaderManifest
+    from vision.reader import load_reader
+
+    manifest = ReaderManifest.load(out / "card-reader.json")
+    [spec] = manifest.specialists
+    assert spec.file == "card-suit-specialist.onnx" and spec.faces == CARD_SUITS and spec.turns == 4
+    assert manifest.classifier == ReaderManifest.load(DEFAULT_MODEL_DIR / "card-reader.json").classifier
+    assert manifest.training["card-suit-specialist"]["crops"]["train_faces"].keys() <= set(CARD_SUITS)
+    reader = load_reader(out)
+    assert reader.cards is not None and len(reader.cards.specialists) == 1
+    image = cv2.imread(str(next((tmp_path / "cards" / "images").iterdir())))
+    assert all(d.face[-1] in CARD_SUITS for d in reader.read(image).cards())
