@@ -84,6 +84,20 @@ def camera_size(text: str) -> tuple[int, int] | None:
     return w, h
 
 
+def _small_frame_note(size: tuple[int, int]) -> str:
+    """A warning for frames narrower than :data:`WEBCAM_SIZE`: on rendered Doubt clips at
+    640x480 a card's 4 px index suit was sometimes read surely wrong (a club as a spade),
+    and never at 1280x720 (see the model card, *A suit specialist*).
+
+    >>> _small_frame_note((1280, 720)), _small_frame_note((640, 480))[:40]
+    ('', '; smaller than 1280x720: at Doubt, bring')
+    """
+    if size[0] >= WEBCAM_SIZE[0]:
+        return ""
+    return (f"; smaller than {WEBCAM_SIZE[0]}x{WEBCAM_SIZE[1]}: at Doubt, bring the camera closer to the cards "
+            "or use a 720p webcam, since small card suits can be misread")
+
+
 def _pick_source(spec: str | None, size: tuple[int, int] | None = WEBCAM_SIZE) -> tuple[str, str]:
     """(source, why): the default tries camera 0, then falls back to the demo."""
     if spec is not None:
@@ -94,7 +108,7 @@ def _pick_source(spec: str | None, size: tuple[int, int] | None = WEBCAM_SIZE) -
         source = open_source("0", size=size)
         got = getattr(source, "size", None)
         source.close()
-        return "0", "camera 0 opened" + (f" at {got[0]}x{got[1]}" if got else "")
+        return "0", "camera 0 opened" + (f" at {got[0]}x{got[1]}{_small_frame_note(got)}" if got else "")
     except Exception as err:  # SourceError, or OpenCV without a camera backend
         return "demo", f"camera 0 did not open ({err})"
 

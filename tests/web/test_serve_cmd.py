@@ -78,5 +78,9 @@ def test_the_default_camera_says_what_size_it_gives(monkeypatch: pytest.MonkeyPa
 
     asked = []
     monkeypatch.setattr(sources, "open_source", lambda spec, size: asked.append((spec, size)) or Webcam())
-    assert serve_cmd._pick_source(None, (1280, 720)) == ("0", "camera 0 opened at 960x540")
+    source, why = serve_cmd._pick_source(None, (1280, 720))
+    assert source == "0" and why.startswith("camera 0 opened at 960x540; smaller than 1280x720")
+    assert "bring the camera closer" in why
     assert asked == [("0", (1280, 720))]
+    Webcam.size = (1280, 720)
+    assert serve_cmd._pick_source(None, (1280, 720)) == ("0", "camera 0 opened at 1280x720")
