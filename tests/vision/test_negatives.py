@@ -97,27 +97,35 @@ def test_train_refuses_negatives_for_the_dice_or_the_specialist(tmp_path):
         mine_negatives(parser.parse_args(["--cards", "--cls-negatives", str(DEFAULT_MODEL_DIR)]), [("s", blank, False)])
 
 
-@pytest.mark.slow
-def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_path):
-    """``tableref train --cards --stage classifier --cls-negatives --cls-illegible unsure``: one
-    tiny epoch on rendered cards, exported with a fourteenth rank class that the runtime reader
-    accepts."""
+def train_on_rendered_cards(tmp_path: Path, n: int, seed: int, models: tuple[str, ...], argv: list[str]) -> Path:
+    """Render ``n`` card scenes, copy the committed ``models`` files to a folder, and run one
+    tiny epoch of ``tableref train --cards`` + ``argv`` into it; returns the folder."""
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     import shutil
 
     from web.cli import main
 
-    assert main(["synth", "--out", str(tmp_path / "cards"), "--n", "6", "--seed", "3", "--cards", "--workers", "1",
-                 "--quiet"]) == 0
+    assert main(["synth", "--out", str(tmp_path / "cards"), "--n", str(n), "--seed", str(seed), "--cards",
+                 "--workers", "1", "--quiet"]) == 0
     out = tmp_path / "models"
     out.mkdir()
-    for name in ("card-reader.json", "card-detector.onnx", "card-detector.pt", "card-classifier.onnx"):
+    for name in models:
         shutil.copy(DEFAULT_MODEL_DIR / name, out / name)
-    argv = ["train", "--cards", "--stage", "classifier", "--synth", str(tmp_path / "cards"), "--cls-negatives",
-            str(DEFAULT_MODEL_DIR), "--cls-negatives-conf", "0.01", "--cls-illegible", "unsure", "--cls-epochs", "1", "--cls-samples", "64",
-            "--cls-batch", "32", "--workers", "0", "--runs", str(tmp_path / "runs"), "--out", str(out)]
-    assert main(argv) == 0
+    assert main(["train", "--cards", *argv, "--synth", str(tmp_path / "cards"), "--cls-epochs", "1", "--cls-samples", "64",
+                 "--cls-batch", "32", "--workers", "0", "--runs", str(tmp_path / "runs"), "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.slow
+def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_path):
+    """``tableref train --cards --stage classifier --cls-negatives --cls-illegible unsure``: one
+    tiny epoch on rendered cards, exported with a fourteenth rank class that the runtime reader
+    accepts."""
+    out = train_on_rendered_cards(tmp_path, 6, 3, ("card-reader.json", "card-detector.onnx", "card-detector.pt",
+                                                   "card-classifier.onnx"),
+                                  ["--stage", "classifier", "--cls-negatives", str(DEFAULT_MODEL_DIR),
+                                   "--cls-negatives-conf", "0.01", "--cls-illegible", "unsure"])
     from vision.card_reader import CardReader
     from vision.manifest import ReaderManifest
     from vision.reader import load_pair
@@ -139,22 +147,9 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
 def test_train_makes_a_card_suit_specialist_that_the_reader_loads(tmp_path):
     """``tableref train --cards --stage specialist``: one tiny epoch on rendered cards, a
     four-suit network recorded beside the card classifier and asked by the card reader."""
-    pytest.importorskip("torch")
-    pytest.importorskip("onnx")
-    import shutil
-
-    from web.cli import main
-
-    assert main(["synth", "--out", str(tmp_path / "cards"), "--n", "4", "--seed", "5", "--cards", "--workers", "1",
-                 "--quiet"]) == 0
-    out = tmp_path / "models"
-    out.mkdir()
-    for name in ("dice-reader.json", "dice-detector.onnx", "dice-classifier.onnx", "dice-specialist.onnx",
-                 "card-reader.json", "card-detector.onnx", "card-classifier.onnx"):
-        shutil.copy(DEFAULT_MODEL_DIR / name, out / name)
-    argv = ["train", "--cards", "--stage", "specialist", "--synth", str(tmp_path / "cards"), "--cls-epochs", "1",
-            "--cls-samples", "64", "--cls-batch", "32", "--workers", "0", "--runs", str(tmp_path / "runs"), "--out", str(out)]
-    assert main(argv) == 0
+    out = train_on_rendered_cards(tmp_path, 4, 5, ("dice-reader.json", "dice-detector.onnx", "dice-classifier.onnx",
+                                                   "dice-specialist.onnx", "card-reader.json", "card-detector.onnx",
+                                                   "card-classifier.onnx"), ["--stage", "specialist"])
     from vision.manifest import ReaderManifest
     from vision.reader import load_reader
 
