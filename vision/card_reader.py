@@ -204,9 +204,10 @@ class CardReader:
         A card seen at two corners is read from both: its rank and suit probabilities are
         the normalised products of its corners' (two views of one card). It is sure when
         that reading's score reaches the threshold and one corner at least was sure on its
-        own. So two corners that disagree, a sure 5H and an unsure 3H, make one card: sure
-        of 5H when the unsure corner leaves room for it, else uncertain, never two cards
-        (see the model card, *One card, two corners*).
+        own, and the corners read the same suit. So two corners that disagree, a sure 5H and
+        an unsure 3H, make one card: sure of 5H when the unsure corner leaves room for it,
+        else uncertain, never two cards (see the model card, *One card, two corners*); a
+        sure 5S and an unsure 5C make an uncertain 5S.
         """
         found = self.detect(image)
         rank_p, suit_p = self.classify(image, found.boxes)
@@ -228,9 +229,14 @@ class CardReader:
             # views share the blur and the light), so their score stays their best corner's.
             if not any(not c.uncertain for c in corners):
                 score = min(score, max(c.score for c in corners))
+            # Corners that read different suits leave the suit open, whatever their product:
+            # at 640x480 (4 px suits) the surer corner was the wrong one in both wrong
+            # validation reveals, a club read as a spade (see the model card, session 22).
+            suits_differ = len({c.face[-1] for c in corners}) > 1
             cards.append(Detection(
                 kind="card", face=CARD_RANKS[r] + CARD_SUITS[s], colour=None, box=_union(corners),
-                score=min(1.0, score), uncertain=score < self.threshold or all(c.uncertain for c in corners),
+                score=min(1.0, score),
+                uncertain=score < self.threshold or all(c.uncertain for c in corners) or suits_differ,
             ))
         return indices, _one_deck(cards)
 

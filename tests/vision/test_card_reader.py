@@ -393,6 +393,20 @@ def test_reader_reads_one_card_from_both_corners():
     assert card.uncertain
 
 
+def test_corners_that_read_different_suits_make_an_uncertain_card():
+    img, a, b = _card_scene()
+    # a sure 5S and an unsure 5C: the product is sure of spades, but at 640x480 the corner
+    # read surely was the wrong one in both wrong validation reveals (see the model card)
+    reader = _reader_seeing([a, b], [("5", 0.99, "S", 0.98), ("5", 0.9, "C", 0.6)])
+    indices, (card,) = reader.read(img)
+    assert [d.face for d in indices] == ["5S", "5C"] and not indices[0].uncertain and indices[1].uncertain
+    assert card.face == "5S" and card.score > 0.8 and card.uncertain
+    # the same suit at both corners, ranks apart: the product decides, as before
+    reader = _reader_seeing([a, b], [("5", 0.99, "S", 0.98), ("3", 0.45, "S", 0.9)])
+    (card,) = reader.read(img)[1]
+    assert card.face == "5S" and not card.uncertain
+
+
 def test_two_unsure_corners_that_agree_stay_uncertain():
     img, a, b = _card_scene()
     reader = _reader_seeing([a, b], [("7", 0.75, "S", 0.95), ("7", 0.75, "S", 0.95)])
