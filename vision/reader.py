@@ -284,20 +284,13 @@ def load_reader(
     manifest = ReaderManifest.load(model_dir / MANIFEST_NAME)
     threads = default_threads() if threads is None else threads
     detector, classifier = load_pair(model_dir, MANIFEST_NAME, manifest, backend, threads, precision)
-    specialists = tuple(
-        load_model(checked_file(model_dir, MANIFEST_NAME, "specialist", spec.file, spec.sha256), detector.backend,
-                   threads, static=False, precision=precision)
-        for spec in manifest.specialists
-    )
+    specialists = load_specialists(model_dir, MANIFEST_NAME, manifest, detector.backend, threads, precision)
     card_reader = None
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
         card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
         card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
-        suit_specialists = tuple(
-            load_model(checked_file(model_dir, CARD_MANIFEST_NAME, "specialist", spec.file, spec.sha256),
-                       detector.backend, threads, static=False, precision=precision)
-            for spec in card_manifest.specialists
-        )
+        suit_specialists = load_specialists(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads,
+                                            precision)
         card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns, suit_specialists)
     return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists)
 
@@ -311,6 +304,17 @@ def load_pair(
     detector = load_model(paths["detector"], backend, threads, static=True, precision=precision)
     classifier = load_model(paths["classifier"], detector.backend, threads, static=False, precision=precision)
     return detector, classifier
+
+
+def load_specialists(
+    model_dir: Path, manifest_name: str, manifest: ReaderManifest, backend: str, threads: int, precision: str
+) -> tuple[Model, ...]:
+    """The specialist models a manifest names, in its order, each checked against its hash."""
+    return tuple(
+        load_model(checked_file(model_dir, manifest_name, "specialist", spec.file, spec.sha256), backend, threads,
+                   static=False, precision=precision)
+        for spec in manifest.specialists
+    )
 
 
 def checked_file(model_dir: Path, manifest_name: str, name: str, file: str, sha256: str) -> Path:
