@@ -69,6 +69,9 @@ class SettleConfig:
     in the last ``faint_memory`` frames without counting as motion. ``regroup_cards``: a
     card read as one object in one frame and as its two corner indices in the next (the
     reader paired them, then did not) is not motion either (:meth:`Settler._follow`).
+    ``card_suits_agree``: a card is sure only when every read of its winning rank over the
+    still run names one suit. Frames that disagree on a small index's suit are the same
+    evidence as two corners that disagree (see :meth:`vision.card_reader.CardReader.read`).
     """
 
     stable_frames: int = 5
@@ -81,6 +84,7 @@ class SettleConfig:
     faint_below: float = 0.5
     faint_memory: int = 30
     regroup_cards: bool = True
+    card_suits_agree: bool = True
 
     def __post_init__(self) -> None:
         if self.stable_frames < 1:
@@ -281,6 +285,8 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
     confidence = round(share * sum(d.score for d in agreeing) / len(agreeing), 4)
     mostly_uncertain = sum(d.uncertain for d in agreeing) * 2 > len(agreeing)
     uncertain = share < config.min_share or confidence < config.uncertain_below or mostly_uncertain
+    if kind == "card" and config.card_suits_agree:
+        uncertain = uncertain or len({d.face[-1:] for d in track if d.face[:-1] == str(face)[:-1]}) > 1
     newest = track[-1]
     det = Detection(
         kind=str(kind),

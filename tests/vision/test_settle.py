@@ -350,3 +350,21 @@ def test_dice_are_not_regrouped() -> None:
     big, small = die(100, 100, "3", size=80), die(105, 105, "3", size=20)
     frames = [frame(big) if k % 2 else frame(small) for k in range(12)]
     assert feed(Settler(CFG), frames) == [None] * 12
+
+
+def test_a_card_whose_frames_disagree_on_its_suit_is_uncertain() -> None:
+    # 3C surely in three frames of five, 3S in two: a sure majority, but the suit is in doubt
+    suits = ["C", "S", "C", "S", "C"]
+    frames = [frame(card(WHOLE, "3" + s, uncertain=False), QUEEN) for s in suits]
+    settled = feed(Settler(CFG), frames)[-1]
+    assert settled is not None and settled.reading.faces() == ("3C", "QS")
+    three, queen = settled.reading.objects
+    assert three.uncertain and not queen.uncertain
+    assert settled.votes[0].face_share == 0.6
+    before = feed(Settler(replace(CFG, card_suits_agree=False)), frames)[-1]
+    assert before is not None and not before.reading.objects[0].uncertain  # what the vote alone said
+    # frames that disagree on the rank only are left to the vote, as are dice
+    ranks = [frame(card(WHOLE, r + "C", uncertain=False), QUEEN) for r in ["3", "3", "8", "3", "3"]]
+    assert not feed(Settler(CFG), ranks)[-1].reading.objects[0].uncertain
+    dice = [frame(die(100, 100, f)) for f in ["4", "4", "6", "4", "4"]]
+    assert not feed(Settler(CFG), dice)[-1].reading.objects[0].uncertain
