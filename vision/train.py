@@ -65,9 +65,6 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
 STAGES = ("all", "detector", "classifier", "specialist")
 SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
-# The card classifier's suit errors are nearly all within a colour (clubs/spades, hearts/
-# diamonds on small indices): its specialist reads all four suits (see the model card).
-CARD_SPECIALIST_SUITS = CARD_SUITS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "or for the suits (--cards), on its own")
     parser.add_argument("--specialist-faces", metavar="F,F",
                         help=f"faces the specialist tells apart (default {','.join(SPECIALIST_FACES)}; "
-                             f"with --cards suits, default {','.join(CARD_SPECIALIST_SUITS)})")
+                             f"with --cards suits, default {','.join(CARD_SUITS)})")
     parser.add_argument("--specialist-file", metavar="NAME",
                         help="the specialist's ONNX file in --out; one with the same name is replaced "
                              f"(default {SPECIALIST_NAME}; with --cards {CARD_SPECIALIST_NAME})")
@@ -289,11 +286,12 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
 
 def specialist_faces(args: argparse.Namespace) -> tuple[str, ...]:
     """The faces of ``--specialist-faces``, checked: at least two distinct die faces, or
-    with ``--cards`` suits (default :data:`SPECIALIST_FACES`, :data:`CARD_SPECIALIST_SUITS`)."""
+    with ``--cards`` suits (default :data:`SPECIALIST_FACES`; for cards all four suits, since
+    the card classifier's suit errors are nearly all within a colour: see the model card)."""
     cards = target_of(args).kind == "card"
     given = args.specialist_faces
     if given is None:
-        given = ",".join(CARD_SPECIALIST_SUITS if cards else SPECIALIST_FACES)
+        given = ",".join(CARD_SUITS if cards else SPECIALIST_FACES)
     faces = tuple(f.strip() for f in given.split(",") if f.strip())
     allowed = CARD_SUITS if cards else DIE_FACES
     unknown = [f for f in faces if f not in allowed]
