@@ -100,7 +100,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
     parser.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate (AdamW)")
     parser.add_argument("--cls-init", type=Path, metavar="PT",
-                        help="continue a finished classifier run from this checkpoint with a new schedule")
+                        help="continue a finished classifier run from this checkpoint with a new schedule (or from "
+                             "an exported classifier .onnx with its manifest beside it, e.g. models/dice-classifier.onnx)")
     parser.add_argument("--cls-negatives", type=Path, metavar="DIR",
                         help="with --cards: mine the card detector of this model folder for false alarms on the "
                              f"training images and teach the classifier a rank class {NOT_AN_INDEX!r} for them")

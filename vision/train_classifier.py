@@ -28,7 +28,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.augment import AugmentConfig, augment, context_crop, context_size
+from vision.augment import AugmentConfig, augment, center_view, context_crop, context_size
 from vision.crops import square_crop
 from vision.datasets import LabelledImage
 from vision.detections import CARD_RANKS, DIE_FACES, NOT_AN_INDEX
@@ -331,7 +331,10 @@ def train_classifier(
         # The network is convolutions and a global pool, so its weights fit any crop size:
         # a new schedule may continue at another size; a resume may not. A new schedule with
         # other classes (a specialist for a few faces) keeps only the features, not the heads.
-        ckpt = torch.load(path, map_location=device, weights_only=False)
+        if str(path).endswith(".onnx"):
+            ckpt = checkpoint_from_onnx(Path(path), calibration_crops(train, cfg.size, seed=cfg.seed))
+        else:
+            ckpt = torch.load(path, map_location=device, weights_only=False)
         classes = (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES)))
         same_classes = classes == (list(colours), list(faces))
         if ckpt["config"].get("width", 1.0) != cfg.width or not (any_size or ckpt["config"]["size"] == cfg.size) \
@@ -348,7 +351,8 @@ def train_classifier(
         ckpt = load_compatible(cfg.init, any_size=True, any_classes=True)
         heads = "" if (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES))) == (list(colours), list(faces)) \
             else " (its features only: the heads are new, for other classes)"
-        which = f"its epoch {ckpt['epoch']}" if "epoch" in ckpt else f"the mean of {len(ckpt['averaged_from'])} runs"
+        which = (f"its epoch {ckpt['epoch']}" if "epoch" in ckpt else f"the mean of {len(ckpt['averaged_from'])} runs"
+                 if "averaged_from" in ckpt else "the exported network, its norms measured again")
         log(f"classifier: continuing from {cfg.init} ({which}, {ckpt['config']['size']} px crops) "
             f"with a new schedule at {cfg.size} px{heads}")
     if resume and last_path.is_file():
@@ -470,6 +474,75 @@ def export_classifier(checkpoint: Path, out: Path, size: int) -> dict[str, Any]:
     if "averaged_from" in ckpt:
         return {"averaged_from": len(ckpt["averaged_from"]), "max_abs_err_vs_torch": err}
     return {"epoch": int(ckpt["epoch"]), "max_abs_err_vs_torch": err, "history_best": ckpt["best"]}
+
+
+def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
+    """A trainable checkpoint rebuilt from a classifier exported by :func:`export_classifier`,
+    so a run can continue from the committed model when its checkpoint is gone.
+
+    The export folds each BatchNorm into the convolution before it. The convolutions take
+    the folded weights, and each BatchNorm gets running statistics measured on
+    ``calibration`` (runtime crops, ``(N, 3, S, S)`` in [0, 1]) with a scale and shift that
+    undo them, so in eval mode the network computes what the ONNX file computes, and in
+    training mode its batches start out normalised as before. The classes and crop size
+    come from the manifest beside ``path`` that names it as its classifier.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    from vision.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME
+
+    spec = None
+    for name in (MANIFEST_NAME, CARD_MANIFEST_NAME):
+        doc = path.parent / name
+        if doc.is_file() and json.loads(doc.read_text(encoding="utf-8"))["classifier"]["file"] == path.name:
+            spec = json.loads(doc.read_text(encoding="utf-8"))["classifier"]
+    if spec is None:
+        raise ValueError(f"no {MANIFEST_NAME} or {CARD_MANIFEST_NAME} beside {path} names it as its classifier")
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: numpy_helper.to_array(t).copy() for t in graph.initializer}
+    folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    faces, colours = list(spec["faces"]), list(spec.get("colours") or [])
+    width = folded[0][0].shape[0] / CHANNELS[0]
+    model = build_model(len(faces), len(colours), width).eval()
+    convs = [m for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    shapes = [tuple(c.weight.shape) for c in convs]
+    if shapes != [w.shape for w, _ in folded] or len(norms) != len(convs):
+        raise ValueError(f"{path} is not this project's classifier network (convolutions {[w.shape for w, _ in folded]})")
+    with torch.no_grad():
+        for (w, b), conv, bn in zip(folded, convs, norms):
+            conv.weight.copy_(torch.from_numpy(w))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)  # with these the norm adds the folded bias, nothing else
+        for head in ("face", "colour"):
+            getattr(model, head).weight.copy_(torch.from_numpy(weights[f"inner.{head}.weight"]))
+            getattr(model, head).bias.copy_(torch.from_numpy(weights[f"inner.{head}.bias"]))
+        seen: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+        hooks = [conv.register_forward_hook(
+            lambda _m, _i, out, k=k: seen.__setitem__(k, (out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False))))
+            for k, conv in enumerate(convs)]
+        model(torch.from_numpy(np.ascontiguousarray(calibration, np.float32)))
+        for h in hooks:
+            h.remove()
+        for k, bn in enumerate(norms):
+            mean, var = seen[k]
+            bn.bias.add_(mean)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(var)
+    return {"model": model.state_dict(), "faces": faces, "colours": colours, "from_onnx": str(path),
+            "config": {"size": int(spec["size"]), "width": width}}
+
+
+def calibration_crops(crops: CropSet, size: int, n: int = 512, seed: int = 0) -> np.ndarray:
+    """Up to ``n`` of ``crops`` (a seeded draw) as the runtime would cut them, ``(n, 3, size, size)`` in [0, 1]."""
+    rows = np.random.default_rng(seed).permutation(len(crops))[:n]
+    views = [center_view(crops.crops[i], size) for i in sorted(rows)]
+    return np.stack(views).transpose(0, 3, 1, 2).astype(np.float32) / 255
 
 
 def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, Any]:

@@ -1,0 +1,82 @@
+"""The classifier trainer's bridge back from an exported model (needs torch and onnx: the
+training extra)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+from vision.train_classifier import build_model, checkpoint_from_onnx, export_classifier  # noqa: E402
+
+FACES, COLOURS, SIZE = ["1", "2", "3"], ["red", "blue"], 24
+
+
+def exported(tmp_path: Path, manifest: str | None = "dice-reader.json") -> Path:
+    """A briefly trained (so its norms are not the identity) classifier, exported as the project does."""
+    torch.manual_seed(0)
+    model = build_model(len(FACES), len(COLOURS))
+    model.train()
+    with torch.no_grad():
+        for _ in range(5):
+            model(torch.rand(16, 3, SIZE, SIZE) * 0.6 + 0.2)
+    ckpt = tmp_path / "run.pt"
+    torch.save({"model": model.state_dict(), "faces": FACES, "colours": COLOURS, "epoch": 3, "best": 0.5,
+                "config": {"size": SIZE, "width": 1.0}}, ckpt)
+    out = tmp_path / "models" / "dice-classifier.onnx"
+    out.parent.mkdir()
+    export_classifier(ckpt, out, SIZE)
+    if manifest is not None:
+        doc = {"classifier": {"file": out.name, "faces": FACES, "colours": COLOURS, "size": SIZE}}
+        (out.parent / manifest).write_text(json.dumps(doc), encoding="utf-8")
+    return out
+
+
+def test_rebuilt_network_computes_what_the_onnx_file_computes(tmp_path):
+    path = exported(tmp_path)
+    rng = np.random.default_rng(1)
+    ckpt = checkpoint_from_onnx(path, rng.random((64, 3, SIZE, SIZE), np.float32))
+    assert (ckpt["faces"], ckpt["colours"], ckpt["config"]) == (FACES, COLOURS, {"size": SIZE, "width": 1.0})
+    model = build_model(len(FACES), len(COLOURS))
+    model.load_state_dict(ckpt["model"])
+    model.eval()
+    x = rng.random((8, 3, SIZE, SIZE), np.float32)
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"crops": x})
+    with torch.no_grad():
+        face, colour = model(torch.from_numpy(x))
+    assert np.abs(face.softmax(1).numpy() - want[0]).max() < 1e-4
+    assert np.abs(colour.softmax(1).numpy() - want[1]).max() < 1e-4
+
+
+def test_rebuilt_norms_hold_the_calibration_statistics(tmp_path):
+    """In training mode a batch like the calibration one is normalised as the folded network
+    expects, so training starts from the exported behaviour, not from a jolt."""
+    calib = np.random.default_rng(2).random((64, 3, SIZE, SIZE), np.float32)
+    ckpt = checkpoint_from_onnx(exported(tmp_path), calib)
+    model = build_model(len(FACES), len(COLOURS))
+    model.load_state_dict(ckpt["model"])
+    for m in model.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.p = 0.0
+    x = torch.from_numpy(calib)
+    with torch.no_grad():
+        model.eval()
+        settled = model(x)[0]
+        model.train()
+        batch = model(x)[0]
+    assert torch.allclose(settled, batch, atol=1e-3)
+    means = [m.running_mean for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    assert all(float(m.abs().max()) > 0 for m in means)  # measured, not left at the identity
+
+
+def test_a_file_no_manifest_names_is_refused(tmp_path):
+    path = exported(tmp_path, manifest=None)
+    with pytest.raises(ValueError, match="names it as its classifier"):
+        checkpoint_from_onnx(path, np.zeros((4, 3, SIZE, SIZE), np.float32))
+
