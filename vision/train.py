@@ -95,6 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, help="detector input, long side px (default: 416 dice, 512 cards)")
     parser.add_argument("--width", type=float, default=0.125, help="detector width multiple (0.25 = yolov8n)")
     parser.add_argument("--crop", type=int, help="classifier crop side, px (default: 48 dice, 40 cards)")
+    parser.add_argument("--real-any-angle", action="store_true",
+                        help="dice classifier: turn the real tray's crops any way and mirror half of them (its photos "
+                             "look straight down, so no side face shows); rendered crops keep their +-30 degrees")
     parser.add_argument("--cls-width", type=float, default=1.0, help="classifier width multiple")
     parser.add_argument("--batch", type=int, default=16, help="detector batch size")
     parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
@@ -339,6 +342,7 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
         colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
                            batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, rotation=target.rotation,
+                           real_any_angle=args.real_any_angle and target.kind != "card",
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device)
     mined, mining = mine_negatives(args, items)

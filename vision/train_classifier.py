@@ -54,6 +54,7 @@ class ClassifierConfig:
     device: str = "cpu"
     init: str | None = None  # a finished run's checkpoint to continue from, with a new schedule
     rotation: float = 30.0  # augmentation turn either way, degrees (180 for cards)
+    real_any_angle: bool = False  # real tray crops: any turn, and mirrored half the time (see _dataset)
 
 
 @dataclass
@@ -212,13 +213,20 @@ def build_model(n_faces: int, n_colours: int, width: float = 1.0):
     return DiceClassifier()
 
 
-def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float = 30.0):
+def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float = 30.0, real_any_angle: bool = False):
     """Augmented views; item ``k`` is crop ``k % n`` drawn at position ``k // n`` of the epoch,
-    so every draw gets its own reproducible random view whatever the worker count."""
+    so every draw gets its own reproducible random view whatever the worker count.
+
+    With ``real_any_angle`` the real tray's crops turn any way and are mirrored half the
+    time. Those photos look straight down, so no side face shows and no turn hides a cue;
+    their pip faces mirrored are the same faces. The rendered crops keep ``rotation``.
+    """
     import torch
 
     n = len(crops)
     aug = AugmentConfig(rotation=rotation)
+    free_aug = AugmentConfig(rotation=180.0)
+    free = np.array([real_any_angle and s == "real" for s in crops.sources] or [False] * n, bool)
     unreadable = crops.unreadable_mask()
 
     class Augmented(torch.utils.data.Dataset):
@@ -227,7 +235,12 @@ def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float =
 
         def __getitem__(self, k: int):
             i, pos = int(k) % n, int(k) // n
-            img = augment(crops.crops[i], np.random.default_rng([seed, epoch, pos, i]), size, aug)
+            rng = np.random.default_rng([seed, epoch, pos, i])
+            if free[i]:
+                ctx = crops.crops[i][:, ::-1] if rng.random() < 0.5 else crops.crops[i]
+                img = augment(np.ascontiguousarray(ctx), rng, size, free_aug)
+            else:
+                img = augment(crops.crops[i], rng, size, aug)
             x = torch.from_numpy(np.ascontiguousarray(img.transpose(2, 0, 1))).float().div_(255)
             return x, int(crops.faces[i]), int(crops.colours[i]), bool(unreadable[i])
 
@@ -376,7 +389,7 @@ def train_classifier(
         drawn = torch.utils.data.WeightedRandomSampler(weights, cfg.samples_per_epoch, replacement=True, generator=gen)
         sampler = [pos * len(train) + int(i) for pos, i in enumerate(drawn)]
         loader = torch.utils.data.DataLoader(
-            _dataset(train, cfg.size, cfg.seed, epoch, cfg.rotation),
+            _dataset(train, cfg.size, cfg.seed, epoch, cfg.rotation, cfg.real_any_angle),
             batch_size=cfg.batch,
             sampler=sampler,
             num_workers=cfg.workers,

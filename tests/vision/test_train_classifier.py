@@ -80,3 +80,24 @@ def test_a_file_no_manifest_names_is_refused(tmp_path):
     with pytest.raises(ValueError, match="names it as its classifier"):
         checkpoint_from_onnx(path, np.zeros((4, 3, SIZE, SIZE), np.float32))
 
+
+def test_only_the_real_tray_crops_turn_any_way(tmp_path):
+    """Real tray photos look straight down, so with ``real_any_angle`` their crops may turn
+    round or be mirrored; rendered crops keep their bounded turn (side faces below)."""
+    from vision.augment import context_size
+    from vision.train_classifier import CropSet, _dataset
+
+    side = context_size(SIZE)
+    ctx = np.zeros((side, side, 3), np.uint8)
+    ctx[:, : side // 2] = 200  # bright left half
+    crops = CropSet(np.stack([ctx, ctx]), np.array([0, 0]), np.array([0, 0]), ["real", "synth0"])
+
+    def right_brighter(any_angle: bool, row: int) -> int:
+        count = 0
+        for epoch in range(40):
+            x = _dataset(crops, SIZE, 0, epoch, 30.0, any_angle)[row][0].numpy()
+            count += int(x[:, :, SIZE // 2:].mean() > x[:, :, : SIZE // 2].mean())
+        return count
+
+    assert right_brighter(True, 1) == 0 and right_brighter(False, 0) == 0
+    assert right_brighter(True, 0) >= 10
