@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from vision.augment import AugmentConfig, augment, center_view, context_crop, context_size
-from vision.crops import square_crop
+from vision.crops import square_crop, to_tensor
 from vision.datasets import LabelledImage
 from vision.detections import CARD_RANKS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import sha256_of
@@ -364,8 +364,12 @@ def train_classifier(
         ckpt = load_compatible(cfg.init, any_size=True, any_classes=True)
         heads = "" if (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES))) == (list(colours), list(faces)) \
             else " (its features only: the heads are new, for other classes)"
-        which = (f"its epoch {ckpt['epoch']}" if "epoch" in ckpt else f"the mean of {len(ckpt['averaged_from'])} runs"
-                 if "averaged_from" in ckpt else "the exported network, its norms measured again")
+        if "epoch" in ckpt:
+            which = f"its epoch {ckpt['epoch']}"
+        elif "averaged_from" in ckpt:
+            which = f"the mean of {len(ckpt['averaged_from'])} runs"
+        else:
+            which = "the exported network, its norms measured again"
         log(f"classifier: continuing from {cfg.init} ({which}, {ckpt['config']['size']} px crops) "
             f"with a new schedule at {cfg.size} px{heads}")
     if resume and last_path.is_file():
@@ -506,11 +510,9 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
 
     from vision.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME
 
-    spec = None
-    for name in (MANIFEST_NAME, CARD_MANIFEST_NAME):
-        doc = path.parent / name
-        if doc.is_file() and json.loads(doc.read_text(encoding="utf-8"))["classifier"]["file"] == path.name:
-            spec = json.loads(doc.read_text(encoding="utf-8"))["classifier"]
+    docs = [path.parent / name for name in (MANIFEST_NAME, CARD_MANIFEST_NAME)]
+    entries = [json.loads(doc.read_text(encoding="utf-8"))["classifier"] for doc in docs if doc.is_file()]
+    spec = next((e for e in entries if e["file"] == path.name), None)
     if spec is None:
         raise ValueError(f"no {MANIFEST_NAME} or {CARD_MANIFEST_NAME} beside {path} names it as its classifier")
     graph = onnx.load(str(path)).graph
@@ -554,8 +556,7 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
 def calibration_crops(crops: CropSet, size: int, n: int = 512, seed: int = 0) -> np.ndarray:
     """Up to ``n`` of ``crops`` (a seeded draw) as the runtime would cut them, ``(n, 3, size, size)`` in [0, 1]."""
     rows = np.random.default_rng(seed).permutation(len(crops))[:n]
-    views = [center_view(crops.crops[i], size) for i in sorted(rows)]
-    return np.stack(views).transpose(0, 3, 1, 2).astype(np.float32) / 255
+    return to_tensor(np.stack([center_view(crops.crops[i], size) for i in sorted(rows)]))
 
 
 def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, Any]:
