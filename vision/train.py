@@ -98,7 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--real-any-angle", action="store_true",
                         help="dice classifier: turn the real tray's crops any way and mirror half of them (its photos "
                              "look straight down, so no side face shows); rendered crops keep their +-30 degrees")
-    parser.add_argument("--cls-width", type=float, default=1.0, help="classifier width multiple")
+    parser.add_argument("--cls-width", type=float, default=1.0,
+                        help="classifier width multiple; with a narrower --cls-init the network is widened, "
+                             "starting out computing what the narrower one did")
     parser.add_argument("--batch", type=int, default=16, help="detector batch size")
     parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
     parser.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate (AdamW)")

@@ -350,6 +350,8 @@ def train_classifier(
             ckpt = torch.load(path, map_location=device, weights_only=False)
         classes = (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES)))
         same_classes = classes == (list(colours), list(faces))
+        if any_size and ckpt["config"].get("width", 1.0) < cfg.width:
+            ckpt = widen_checkpoint(ckpt, cfg.width, seed=cfg.seed)
         if ckpt["config"].get("width", 1.0) != cfg.width or not (any_size or ckpt["config"]["size"] == cfg.size) \
                 or not (any_classes or same_classes):
             raise ValueError(f"{path} was trained with other classes, crop size or width; start a fresh run")
@@ -364,7 +366,9 @@ def train_classifier(
         ckpt = load_compatible(cfg.init, any_size=True, any_classes=True)
         heads = "" if (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES))) == (list(colours), list(faces)) \
             else " (its features only: the heads are new, for other classes)"
-        if "epoch" in ckpt:
+        if "widened_from" in ckpt:
+            which = f"widened from width {ckpt['widened_from']}, the new channels unheard at first"
+        elif "epoch" in ckpt:
             which = f"its epoch {ckpt['epoch']}"
         elif "averaged_from" in ckpt:
             which = f"the mean of {len(ckpt['averaged_from'])} runs"
@@ -551,6 +555,41 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
             bn.running_var.copy_(var)
     return {"model": model.state_dict(), "faces": faces, "colours": colours, "from_onnx": str(path),
             "config": {"size": int(spec["size"]), "width": width}}
+
+
+def widen_checkpoint(ckpt: dict[str, Any], width: float, seed: int = 0) -> dict[str, Any]:
+    """``ckpt`` (a classifier checkpoint) as a wider network that computes the same thing.
+
+    Every layer keeps its old channels first. A new channel reads all its inputs through
+    freshly initialised weights, but every layer and head reads the new channels through
+    zero weights, so at first nothing downstream hears them: the wider network's outputs
+    equal the old one's, in eval and in training mode. Training then grows the new
+    weights. The new norms start as torch initialises them.
+
+    >>> old = {"model": build_model(16, 2, 1.0).state_dict(), "faces": list(DIE_FACES),
+    ...        "colours": ["black", "white"], "config": {"size": 56, "width": 1.0}}
+    >>> wide = widen_checkpoint(old, 2.0)
+    >>> tuple(wide["model"]["face.weight"].shape), wide["config"]["width"], wide["widened_from"]
+    ((16, 256), 2.0, 1.0)
+    """
+    import torch
+
+    old_width = float(ckpt["config"].get("width", 1.0))
+    if width < old_width:
+        raise ValueError(f"cannot widen a width {old_width} classifier to {width}: that would drop channels")
+    torch.manual_seed(seed)
+    faces, colours = list(ckpt.get("faces", DIE_FACES)), list(ckpt["colours"])
+    state = build_model(len(faces), len(colours), width).state_dict()
+    with torch.no_grad():
+        for key, new in state.items():
+            old = ckpt["model"][key]
+            if new.dim() == 0:
+                new.copy_(old)
+                continue
+            if new.dim() >= 2:  # a conv or linear weight: (out, in, ...)
+                new[:, old.shape[1]:] = 0.0
+            new[tuple(slice(0, n) for n in old.shape)] = old
+    return {**ckpt, "model": state, "config": {**ckpt["config"], "width": width}, "widened_from": old_width}
 
 
 def calibration_crops(crops: CropSet, size: int, n: int = 512, seed: int = 0) -> np.ndarray:

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
-from vision.train_classifier import build_model, checkpoint_from_onnx, export_classifier  # noqa: E402
+from vision.train_classifier import build_model, checkpoint_from_onnx, export_classifier, widen_checkpoint  # noqa: E402
 
 FACES, COLOURS, SIZE = ["1", "2", "3"], ["red", "blue"], 24
 
@@ -101,3 +101,52 @@ def test_only_the_real_tray_crops_turn_any_way(tmp_path):
 
     assert right_brighter(True, 1) == 0 and right_brighter(False, 0) == 0
     assert right_brighter(True, 0) >= 10
+
+
+def trained_checkpoint() -> dict:
+    torch.manual_seed(3)
+    model = build_model(len(FACES), len(COLOURS))
+    model.train()
+    with torch.no_grad():
+        for _ in range(5):  # running statistics that are not the identity
+            model(torch.rand(16, 3, SIZE, SIZE))
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    return {"model": model.state_dict(), "faces": FACES, "colours": COLOURS, "epoch": 2,
+            "config": {"size": SIZE, "width": 1.0}}
+
+
+@pytest.mark.parametrize("mode", ["eval", "train"])
+def test_a_widened_network_computes_what_the_narrow_one_did(mode):
+    ckpt = trained_checkpoint()
+    wide = widen_checkpoint(ckpt, 2.0, seed=5)
+    narrow_net, wide_net = build_model(len(FACES), len(COLOURS)), build_model(len(FACES), len(COLOURS), 2.0)
+    narrow_net.load_state_dict(ckpt["model"])
+    wide_net.load_state_dict(wide["model"])
+    x = torch.rand(8, 3, SIZE, SIZE)
+    outs = []
+    for net in (narrow_net, wide_net):
+        getattr(net, mode)()
+        net.features[-1].p = 0.0  # dropout draws differ between widths; the rest must not
+        with torch.no_grad():
+            outs.append(net(x))
+    assert torch.allclose(outs[0][0], outs[1][0], atol=1e-5) and torch.allclose(outs[0][1], outs[1][1], atol=1e-5)
+    assert (wide["config"]["width"], wide["widened_from"]) == (2.0, 1.0)
+
+
+def test_a_widened_network_can_learn_with_its_new_channels():
+    """The new channels start unheard, not dead: one step gives their outgoing weights a gradient."""
+    wide = widen_checkpoint(trained_checkpoint(), 2.0)
+    net = build_model(len(FACES), len(COLOURS), 2.0)
+    net.load_state_dict(wide["model"])
+    net.train()
+    face, colour = net(torch.rand(16, 3, SIZE, SIZE))
+    torch.nn.functional.cross_entropy(face, torch.randint(0, len(FACES), (16,))).backward()
+    assert net.face.weight.grad[:, 128:].abs().sum() > 0
+    assert float(net.face.weight.detach()[:, 128:].abs().sum()) == 0.0
+
+
+def test_a_network_is_never_narrowed():
+    ckpt = trained_checkpoint()
+    with pytest.raises(ValueError, match="drop channels"):
+        widen_checkpoint(widen_checkpoint(ckpt, 2.0), 1.0)
