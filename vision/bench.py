@@ -15,6 +15,7 @@ reads a photo (with the second look), and the card stages alone; and the dice fr
 read with the card stages on (what ``tableref read`` and ``serve`` do when the card model is there).
 With specialists in the manifest, the dice frames are also read without them; give
 ``--images`` a folder of Nine Dice renders to see what the ブ/プ one costs where it is asked.
+With a second-opinion classifier, the second-look reads are also timed without it.
 """
 
 from __future__ import annotations
@@ -224,6 +225,9 @@ def run(args: argparse.Namespace) -> int:
             fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
             if reader.specialists:
                 fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
+            if reader.second_opinion is not None:
+                fns[b + "_second_look_no_second_opinion"] = \
+                    reader.without_cards().without_second_opinion().with_look(SECOND_LOOK).read
         if ultra is not None:
             fns["ultralytics_predict"] = ultra
         row.update(timed(fns, frames, args.runs, args.warmup))
@@ -246,6 +250,10 @@ def run(args: argparse.Namespace) -> int:
             again = row[b + "_second_look"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
                   f"(the same reads with a second look at borderline dice: what tableref read does by default)")
+            if b + "_second_look_no_second_opinion" in row:
+                n = row[b + "_second_look_no_second_opinion"]
+                print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
+                      f"(that second look without the second-opinion classifier)")
             if b + "_no_specialists" in row:
                 n = row[b + "_no_specialists"]
                 groups = ", ".join("/".join(spec.faces) for spec in readers[b].manifest.specialists)

@@ -27,6 +27,7 @@ DETECTOR_NAME = "dice-detector.onnx"
 CLASSIFIER_NAME = "dice-classifier.onnx"
 SPECIALIST_NAME = "dice-specialist.onnx"  # the first specialist's file; others name their own
 CARD_SPECIALIST_NAME = "card-suit-specialist.onnx"  # the card reader's suit specialist
+SECOND_OPINION_NAME = "dice-second-opinion.onnx"  # the larger classifier asked about unsure dice
 # The card reader has the same two-stage shape: a corner-index detector, then a classifier
 # whose two heads are the rank (``faces``) and the suit (``colours``).
 CARD_MANIFEST_NAME = "card-reader.json"
@@ -139,8 +140,18 @@ class ReaderManifest:
     threshold: float = 0.5  # face confidence below which a reading is flagged uncertain
     training: Mapping[str, Any] = field(default_factory=dict, compare=False)
     specialists: tuple[ClassifierSpec, ...] = ()
+    # A larger classifier asked about the dice the first one reads under ``second_opinion_below``,
+    # whenever a look is taken (photos, settled live reveals): its reading is averaged in.
+    second_opinion: ClassifierSpec | None = None
+    second_opinion_below: float = 0.9
 
     def __post_init__(self) -> None:
+        if self.second_opinion is not None:
+            other = self.second_opinion
+            if (other.faces, other.colours) != (self.classifier.faces, self.classifier.colours):
+                raise ManifestError(f"the second opinion {other.file} must read the classifier's faces and colours")
+            if not 0.0 < self.second_opinion_below <= 1.0:
+                raise ManifestError(f"second_opinion_below must be in (0, 1], got {self.second_opinion_below}")
         seen: set[str] = set()
         for spec in self.specialists:
             head = self.classifier.colours if set(spec.faces) <= set(self.classifier.colours) else self.classifier.faces
@@ -162,6 +173,9 @@ class ReaderManifest:
         }
         if self.specialists:
             out["specialists"] = [_spec_json(spec) for spec in self.specialists]
+        if self.second_opinion is not None:
+            out["second_opinion"] = _spec_json(self.second_opinion)
+            out["second_opinion_below"] = self.second_opinion_below
         return out
 
     @classmethod
@@ -175,6 +189,8 @@ class ReaderManifest:
                 threshold=float(obj.get("threshold", 0.5)),
                 training=dict(obj.get("training", {})),
                 specialists=tuple(_spec_of(spec) for spec in obj.get("specialists", ())),
+                second_opinion=_spec_of(obj["second_opinion"]) if obj.get("second_opinion") else None,
+                second_opinion_below=float(obj.get("second_opinion_below", 0.9)),
             )
         except (KeyError, TypeError) as exc:
             raise ManifestError(f"malformed manifest: {exc}") from None

@@ -31,6 +31,7 @@ from vision.detections import Detection, Reading
 from vision.manifest import (
     CARD_MANIFEST_NAME,
     MANIFEST_NAME,
+    ClassifierSpec,
     ManifestError,
     ReaderManifest,
     sha256_of,
@@ -90,10 +91,14 @@ class DiceReader:
         vocabulary: Vocabulary | None = None,
         second_look: Look | None = None,
         specialists: tuple[Model, ...] = (),
+        second_opinion: Model | None = None,
     ) -> None:
         if len(specialists) != len(manifest.specialists):
             raise ManifestError("one specialist model goes with each of the manifest's specialist entries")
+        if (second_opinion is None) != (manifest.second_opinion is None):
+            raise ManifestError("a second-opinion model goes with the manifest's second_opinion entry, and only with it")
         self.specialists = tuple(specialists)
+        self.second_opinion = second_opinion
         self.manifest = manifest
         self.second_look = second_look
         self.cards = cards
@@ -121,6 +126,9 @@ class DiceReader:
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size},
             "specialists": [{"file": s.file, "sha256": s.sha256, "faces": list(s.faces)}
                             for s in self.manifest.specialists],
+            "second_opinion": None if self.manifest.second_opinion is None else {
+                "file": self.manifest.second_opinion.file, "sha256": self.manifest.second_opinion.sha256,
+                "below": self.manifest.second_opinion_below},
             "faces": list(cls.faces),
             "colours": list(cls.colours),
             "threshold": self.threshold,
@@ -134,7 +142,7 @@ class DiceReader:
 
     def _view(self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None) -> DiceReader:
         return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
-                          cards, vocabulary, look, self.specialists)
+                          cards, vocabulary, look, self.specialists, self.second_opinion)
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
@@ -165,7 +173,15 @@ class DiceReader:
         if not self.specialists:
             return self
         return DiceReader(replace(self.manifest, specialists=()), self.detector, self.classifier, self.threshold,
-                          self.model_dir, self.threads, self.cards, self.vocabulary, self.second_look)
+                          self.model_dir, self.threads, self.cards, self.vocabulary, self.second_look,
+                          second_opinion=self.second_opinion)
+
+    def without_second_opinion(self) -> DiceReader:
+        """The same models without the second opinion (what it costs and gains: ``tableref bench``)."""
+        if self.second_opinion is None:
+            return self
+        return DiceReader(replace(self.manifest, second_opinion=None), self.detector, self.classifier, self.threshold,
+                          self.model_dir, self.threads, self.cards, self.vocabulary, self.second_look, self.specialists)
 
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
@@ -179,13 +195,32 @@ class DiceReader:
         :data:`~vision.stages.SECOND_LOOK`). It costs a second classifier call, about
         2-3 ms a frame here, so live frames go without it. Then the
         specialists, when the manifest has any, re-read the dice that could show their faces
-        (:func:`~vision.stages.ask_specialist`), from the look's views too."""
-        face_p, colour_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)
+        (:func:`~vision.stages.ask_specialist`), from the look's views too.
+
+        With a look and a second-opinion model in the manifest, every die still read under
+        ``second_opinion_below`` is read again the same way by that larger classifier, and
+        the two readings are averaged. Live frames (no look) never ask it."""
+        face_p, colour_p = self._classify_by(self.classifier, self.manifest.classifier, image, boxes)
+        spec = self.manifest.second_opinion
+        if self.second_opinion is None or spec is None or self.second_look is None or len(face_p) == 0:
+            return face_p, colour_p
+        ask = np.flatnonzero(face_p.max(axis=1) < self.manifest.second_opinion_below)
+        if len(ask):
+            other_f, other_c = self._classify_by(self.second_opinion, spec, image, np.asarray(boxes, np.float32)[ask])
+            face_p, colour_p = face_p.copy(), colour_p.copy()
+            face_p[ask] = (face_p[ask] + other_f) / 2
+            if colour_p.shape[1] and other_c.shape == colour_p[ask].shape:
+                colour_p[ask] = (colour_p[ask] + other_c) / 2
+        return face_p, colour_p
+
+    def _classify_by(
+        self, model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        face_p, colour_p = classify_crops(model, spec, image, boxes)
         if self.second_look is not None:
-            face_p, colour_p = second_look(self.classifier, self.manifest.classifier, image, boxes, face_p, colour_p,
-                                           self.second_look)
-        for model, spec in zip(self.specialists, self.manifest.specialists):
-            face_p = ask_specialist(model, spec, self.manifest.classifier.faces, image, boxes, face_p,
+            face_p, colour_p = second_look(model, spec, image, boxes, face_p, colour_p, self.second_look)
+        for specialist, specialist_spec in zip(self.specialists, self.manifest.specialists):
+            face_p = ask_specialist(specialist, specialist_spec, spec.faces, image, boxes, face_p,
                                     look=self.second_look)
         return face_p, colour_p
 
@@ -285,6 +320,11 @@ def load_reader(
     threads = default_threads() if threads is None else threads
     detector, classifier = load_pair(model_dir, MANIFEST_NAME, manifest, backend, threads, precision)
     specialists = load_specialists(model_dir, MANIFEST_NAME, manifest, detector.backend, threads, precision)
+    second_opinion = None
+    if manifest.second_opinion is not None:
+        spec = manifest.second_opinion
+        second_opinion = load_model(checked_file(model_dir, MANIFEST_NAME, "second-opinion", spec.file, spec.sha256),
+                                    detector.backend, threads, static=False, precision=precision)
     card_reader = None
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
         card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
@@ -292,7 +332,8 @@ def load_reader(
         suit_specialists = load_specialists(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads,
                                             precision)
         card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns, suit_specialists)
-    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists)
+    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists,
+                      second_opinion=second_opinion)
 
 
 def load_pair(

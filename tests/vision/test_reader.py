@@ -13,7 +13,8 @@ from tests.vision import tiny_reader as tiny
 from vision.backends import BackendUnavailable, available_backends, load_model
 from vision.detections import Reading
 from vision.manifest import ClassifierSpec, ManifestError, ReaderManifest
-from vision.reader import DEFAULT_MODEL_DIR, InvalidImage, as_bgr, load_reader
+from vision.reader import DEFAULT_MODEL_DIR, DiceReader, InvalidImage, as_bgr, load_reader
+from vision.stages import SECOND_LOOK
 
 EXPECTED = [  # left to right: (face, colour, uncertain)
     ("プ", "blue", False),
@@ -199,3 +200,64 @@ def test_committed_models_read_a_real_photo():
             assert 0.0 <= d.score <= 1.0
             if not d.uncertain:
                 assert d.score >= reader.threshold
+
+
+def test_a_second_opinion_is_asked_about_unsure_dice_when_a_look_is_taken(tiny_dir, tmp_path):
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny_dir, models)
+    tiny.build_second_opinion(models)
+    reader = load_reader(models, threads=1, precision="f32")
+    assert reader.info["second_opinion"]["below"] == 0.9 and reader.info["second_opinion"]["sha256"]
+    plain = [(d.face, round(d.score, 2)) for d in reader.read(tiny.scene()).dice()]
+    looked = [(d.face, round(d.score, 2)) for d in reader.with_look(SECOND_LOOK).read(tiny.scene()).dice()]
+    alone = [(d.face, round(d.score, 2)) for d in
+             reader.without_second_opinion().with_look(SECOND_LOOK).read(tiny.scene()).dice()]
+    grey = next(i for i, (face, score) in enumerate(alone) if score < 0.5)
+    # A live frame (no look) never asks it; with a look only the unsure grey die is asked,
+    # and the two readings are averaged: the second opinion's sure 3 against a three-way tie.
+    assert plain == alone
+    assert looked[grey][0] == tiny.SECOND_OPINION_FACE and looked[grey][1] == pytest.approx(0.5, abs=0.02)
+    assert [r for i, r in enumerate(looked) if i != grey] == [r for i, r in enumerate(alone) if i != grey]
+
+
+def test_the_bench_times_the_second_look_without_the_second_opinion(tiny_dir, tmp_path, capsys):
+    import argparse
+    import shutil
+
+    from vision import bench
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny_dir, models)
+    tiny.build_second_opinion(models)
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "scene.png"), tiny.scene())
+    args = parser.parse_args(["--models", str(models), "--images", str(frames), "--frames", "1", "--runs", "2",
+                              "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
+    assert bench.run(args) == 0
+    assert "that second look without the second-opinion classifier" in capsys.readouterr().out
+    assert "onnxruntime-f32_second_look_no_second_opinion" in json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
+
+
+def test_second_opinion_manifest_entries_are_checked(tiny_dir, tmp_path):
+    import shutil
+    from dataclasses import replace
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny_dir, models)
+    tiny.build_second_opinion(models)
+    m = ReaderManifest.load(models / "dice-reader.json")
+    assert ReaderManifest.from_json(m.to_json()) == m and m.second_opinion is not None
+    with pytest.raises(ManifestError, match="faces and colours"):
+        replace(m, second_opinion=replace(m.second_opinion, colours=("red",)))
+    with pytest.raises(ManifestError, match="second_opinion_below"):
+        replace(m, second_opinion_below=0.0)
+    with pytest.raises(ManifestError, match="second-opinion model goes with"):
+        DiceReader(m, tiny.FakeDetector(), tiny.FakeClassifier())
+    (models / "dice-second-opinion.onnx").unlink()
+    with pytest.raises(ManifestError, match="second-opinion model .* is missing"):
+        load_reader(models)

@@ -189,3 +189,24 @@ def build_specialist(folder: Path) -> Path:
     spec = ClassifierSpec(file=SPECIALIST_NAME, size=48, faces=SPECIALIST_FACES, sha256=sha256_of(folder / SPECIALIST_NAME))
     ReaderManifest(m.detector, m.classifier, m.threshold, m.training, (spec,)).save(folder / "dice-reader.json")
     return folder
+
+
+SECOND_OPINION_FACE = "3"
+
+
+def build_second_opinion(folder: Path, below: float = 0.9) -> Path:
+    """Add a tiny second-opinion classifier to the models in ``folder`` (after
+    :func:`build_onnx`): it reads every die as 3, sure (for the test, not for sense), with
+    no view on colour, and is recorded in the manifest to be asked under ``below``."""
+    from dataclasses import replace
+
+    name = "dice-second-opinion.onnx"
+    first_w = np.zeros((3, len(DIE_FACES)), np.float32)
+    first_w[:, DIE_FACES.index(SECOND_OPINION_FACE)] = GAIN
+    write_pair(folder, detector_output(), (first_w, np.zeros((3, len(COLOURS)), np.float32)), 56,
+               ("second-opinion-unused-detector.onnx", name))
+    (folder / "second-opinion-unused-detector.onnx").unlink()
+    m = ReaderManifest.load(folder / "dice-reader.json")
+    spec = replace(m.classifier, file=name, size=56, sha256=sha256_of(folder / name))
+    replace(m, second_opinion=spec, second_opinion_below=below).save(folder / "dice-reader.json")
+    return folder
