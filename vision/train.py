@@ -35,7 +35,7 @@ import platform
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
@@ -51,6 +51,7 @@ from vision.manifest import (
     CLASSIFIER_NAME,
     DETECTOR_NAME,
     MANIFEST_NAME,
+    SECOND_OPINION_NAME,
     SPECIALIST_NAME,
     ClassifierSpec,
     DetectorSpec,
@@ -63,7 +64,7 @@ from vision.train_detector import DetectorConfig, is_val
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
-STAGES = ("all", "detector", "classifier", "specialist")
+STAGES = ("all", "detector", "classifier", "specialist", "second-opinion")
 SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
 
 
@@ -81,7 +82,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="train the playing-card reader (corner indices: rank + suit) instead of the dice reader")
     parser.add_argument("--stage", choices=STAGES, default="all",
                         help="all = detector + classifier; specialist = a classifier for a few faces (dice) "
-                             "or for the suits (--cards), on its own")
+                             "or for the suits (--cards), on its own; second-opinion = a (wider: --cls-width) dice "
+                             f"classifier asked about the dice the classifier is unsure of, as {SECOND_OPINION_NAME}")
+    parser.add_argument("--second-opinion-below", type=float, default=0.9, metavar="P",
+                        help="with --stage second-opinion: ask it about dice the classifier reads under P "
+                             "(default %(default)s)")
     parser.add_argument("--specialist-faces", metavar="F,F",
                         help=f"faces the specialist tells apart (default {','.join(SPECIALIST_FACES)}; "
                              f"with --cards suits, default {','.join(CARD_SUITS)})")
@@ -328,7 +333,9 @@ def other_specialists(args: argparse.Namespace, manifest: ReaderManifest) -> tup
     return kept
 
 
-def run_classifier(args, items, torch_device: str, specialist: bool = False) -> tuple[ClassifierSpec, dict[str, Any]]:
+def run_classifier(
+    args, items, torch_device: str, specialist: bool = False, file: str | None = None
+) -> tuple[ClassifierSpec, dict[str, Any]]:
     """Train the face/colour classifier, or with ``specialist`` the pair classifier: the same
     network on the same crops, one head for ``--specialist-faces`` and no colour (for
     cards, that head reads the suits: :func:`vision.train_classifier.suits_only`)."""
@@ -369,12 +376,13 @@ def run_classifier(args, items, torch_device: str, specialist: bool = False) -> 
     if len(train) == 0:
         raise SystemExit(f"no labelled {'card indices' if target.kind == 'card' else 'dice'} to train the classifier on")
     run_dir = args.runs / (specialist_file(args).removesuffix(".onnx") if specialist
+                           else file.removesuffix(".onnx") if file
                            else "card-classifier" if target.kind == "card" else "classifier")
     if not args.resume and run_dir.exists():
         shutil.rmtree(run_dir)
     result = tc.train_classifier(train, val, colours, cfg, run_dir, args.resume, log, faces=faces)
     args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / (specialist_file(args) if specialist else target.classifier)
+    onnx_path = args.out / (specialist_file(args) if specialist else file or target.classifier)
     export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
     spec = ClassifierSpec(file=onnx_path.name, size=cfg.size, expand=cfg.expand, faces=faces,
                           colours=tuple(colours), sha256=sha256_of(onnx_path),
@@ -512,6 +520,17 @@ def run(args: argparse.Namespace) -> int:
     target = target_of(args)
     manifest = existing_manifest(args.out, target)
     det_spec, cls_spec, specialists = manifest.detector, manifest.classifier, manifest.specialists
+    second, below = manifest.second_opinion, manifest.second_opinion_below
+    if args.stage == "second-opinion":
+        if target.kind == "card":
+            print("tableref train: a second opinion is for the dice reader; leave out --cards", file=sys.stderr)
+            return 2
+        colours = tuple(sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour}))
+        if (tuple(target.faces), colours) != (cls_spec.faces, cls_spec.colours):
+            print(f"tableref train: the classifier in {args.out} reads other faces or colours than these images "
+                  f"have ({list(colours)}); a second opinion must read the same, so train it on the classifier's data",
+                  file=sys.stderr)
+            return 2
     args.imgsz = args.imgsz or target.imgsz
     args.crop = args.crop or (cls_spec.size if args.stage == "specialist" else target.crop)
     if args.stage == "specialist":
@@ -532,12 +551,15 @@ def run(args: argparse.Namespace) -> int:
         spec, section = run_classifier(args, items, torch_device, specialist=True)
         specialists = (*specialists, spec)
         sections[spec.file.removesuffix(".onnx")] = section
+    if args.stage == "second-opinion":
+        second, sections["second-opinion"] = run_classifier(args, items, torch_device, file=SECOND_OPINION_NAME)
+        below = args.second_opinion_below
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = recipe(args, items)
     common = {"trained": now, "seed": args.seed, "data": data, "hardware": hardware(torch_device),
               "session_wall_s": round(time.time() - started, 1)}
     training = updated_record(manifest.training, sections, now, common)
-    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, specialists)
+    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, specialists, second, below)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
     return 0
@@ -555,7 +577,7 @@ def run_averaged(args: argparse.Namespace, started: float) -> int:
     common = {"trained": now, "data": "each averaged run's own (see averaged_from and the model card)",
               "hardware": hardware("cpu"), "session_wall_s": round(time.time() - started, 1)}
     training = updated_record(manifest.training, {"classifier": section}, now, common)
-    manifest = ReaderManifest(manifest.detector, spec, manifest.threshold, training, manifest.specialists)
+    manifest = replace(manifest, classifier=spec, training=training)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest}: the classifier is the mean of {len(args.average)} checkpoints "
         f"({time.time() - started:.0f} s)")

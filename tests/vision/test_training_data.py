@@ -529,3 +529,34 @@ def test_detector_trains_in_float32_so_no_mixed_precision_check_goes_online(tmp_
     result = train_detector(cfg, tmp_path / "data.yaml", tmp_path / "run", resume=False, log=lambda _: None)
     assert calls[0]["amp"] is False and calls[0]["device"] == "0" and calls[0]["lr0"] == cfg.init_lr0
     assert result["best"].endswith("best.pt")
+
+
+def test_a_second_opinion_is_refused_for_cards_and_for_other_classes_than_the_classifier(tmp_path, capsys):
+    import argparse
+
+    pytest.importorskip("onnx")
+    from tests.vision import tiny_reader as tiny
+    from vision.train import add_arguments, run
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "annotations.jsonl").write_text(json.dumps(
+        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "card", "face": "AS", "box": [0, 0, 5, 5]}]}) + "\n")
+    cv2.imwrite(str(cards / "a.jpg"), np.zeros((10, 10, 3), np.uint8))
+    assert run(parser.parse_args(["--cards", "--stage", "second-opinion", "--synth", str(cards),
+                                  "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs")])) == 2
+    assert "leave out --cards" in capsys.readouterr().err
+    dice = tmp_path / "dice"
+    (dice / "images").mkdir(parents=True)
+    cv2.imwrite(str(dice / "images" / "0.jpg"), np.zeros((20, 20, 3), np.uint8))
+    (dice / "annotations.jsonl").write_text(json.dumps(
+        {"image": "images/0.jpg", "width": 20, "height": 20,
+         "objects": [{"kind": "die", "face": "カ", "colour": "teal", "box": [2, 2, 12, 12]}]}) + "\n")
+    models = tiny.build_onnx(tmp_path / "models")  # its classifier reads blue, green and red
+    before = (models / "dice-reader.json").read_text()
+    assert run(parser.parse_args(["--stage", "second-opinion", "--no-real", "--synth", str(dice),
+                                  "--out", str(models), "--runs", str(tmp_path / "runs")])) == 2
+    assert "a second opinion must read the same" in capsys.readouterr().err
+    assert (models / "dice-reader.json").read_text() == before and not (tmp_path / "runs").exists()
