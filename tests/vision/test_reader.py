@@ -202,6 +202,27 @@ def test_committed_models_read_a_real_photo():
                 assert d.score >= reader.threshold
 
 
+@pytest.mark.skipif(not COMMITTED.is_file() or not REAL_TEST.is_dir(), reason="no trained models or tray photos")
+def test_the_committed_second_opinion_agrees_with_the_classifier_where_it_is_sure():
+    """A trained second opinion, not a placeholder: on real photos it names the face the
+    classifier reads at 0.95 or more nearly every time."""
+    from vision.stages import classify_crops
+
+    reader = load_reader()
+    spec = reader.manifest.second_opinion
+    assert spec is not None and reader.second_opinion is not None
+    agree = total = 0
+    for path in sorted(REAL_TEST.glob("*.jpg"))[:6]:
+        frame = cv2.imread(str(path))
+        boxes = reader.detect(frame).boxes
+        first, _ = classify_crops(reader.classifier, reader.manifest.classifier, frame, boxes)
+        second, _ = classify_crops(reader.second_opinion, spec, frame, boxes)
+        sure = first.max(axis=1) >= 0.95
+        agree += int((first.argmax(axis=1) == second.argmax(axis=1))[sure].sum())
+        total += int(sure.sum())
+    assert total >= 20 and agree >= 0.95 * total
+
+
 def test_a_second_opinion_is_asked_about_unsure_dice_when_a_look_is_taken(tiny_dir, tmp_path):
     import shutil
 
