@@ -209,7 +209,7 @@ class DiceReader:
             other_f, other_c = self._classify_by(self.second_opinion, spec, image, np.asarray(boxes, np.float32)[ask])
             face_p, colour_p = face_p.copy(), colour_p.copy()
             face_p[ask] = (face_p[ask] + other_f) / 2
-            if colour_p.shape[1] and other_c.shape == colour_p[ask].shape:
+            if colour_p.shape[1]:
                 colour_p[ask] = (colour_p[ask] + other_c) / 2
         return face_p, colour_p
 

@@ -157,10 +157,7 @@ def test_manifest_problems_are_reported(tiny_dir, tmp_path):
 
 
 def test_a_specialist_in_the_manifest_is_loaded_used_and_benched(tiny_dir, tmp_path, capsys):
-    import argparse
     import shutil
-
-    from vision import bench
 
     models = tmp_path / "models"
     shutil.copytree(tiny_dir, models)
@@ -170,6 +167,17 @@ def test_a_specialist_in_the_manifest_is_loaded_used_and_benched(tiny_dir, tmp_p
     assert info["faces"] == ["プ", "2"] and info["sha256"]
     faces = [d.face for d in reader.read(tiny.scene()).dice()]
     assert faces[0] == "2" and [d.face for d in reader.without_specialists().read(tiny.scene()).dice()][0] == "プ"
+    row = bench_tiny(models, tmp_path)
+    assert "without the specialists: プ/2" in capsys.readouterr().out
+    assert "onnxruntime-f32_no_specialists" in row
+
+
+def bench_tiny(models: Path, tmp_path: Path) -> dict:
+    """``tableref bench`` on the tiny scene with ``models``: its 640x480 row from the JSON."""
+    import argparse
+
+    from vision import bench
+
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
     frames = tmp_path / "frames"
@@ -178,8 +186,7 @@ def test_a_specialist_in_the_manifest_is_loaded_used_and_benched(tiny_dir, tmp_p
     args = parser.parse_args(["--models", str(models), "--images", str(frames), "--frames", "1", "--runs", "2",
                               "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
     assert bench.run(args) == 0
-    assert "without the specialists: プ/2" in capsys.readouterr().out
-    assert "onnxruntime-f32_no_specialists" in json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
+    return json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
 
 
 COMMITTED = DEFAULT_MODEL_DIR / "dice-reader.json"
@@ -244,24 +251,14 @@ def test_a_second_opinion_is_asked_about_unsure_dice_when_a_look_is_taken(tiny_d
 
 
 def test_the_bench_times_the_second_look_without_the_second_opinion(tiny_dir, tmp_path, capsys):
-    import argparse
     import shutil
-
-    from vision import bench
 
     models = tmp_path / "models"
     shutil.copytree(tiny_dir, models)
     tiny.build_second_opinion(models)
-    parser = argparse.ArgumentParser()
-    bench.add_arguments(parser)
-    frames = tmp_path / "frames"
-    frames.mkdir()
-    cv2.imwrite(str(frames / "scene.png"), tiny.scene())
-    args = parser.parse_args(["--models", str(models), "--images", str(frames), "--frames", "1", "--runs", "2",
-                              "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
-    assert bench.run(args) == 0
+    row = bench_tiny(models, tmp_path)
     assert "that second look without the second-opinion classifier" in capsys.readouterr().out
-    assert "onnxruntime-f32_second_look_no_second_opinion" in json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
+    assert "onnxruntime-f32_second_look_no_second_opinion" in row
 
 
 def test_second_opinion_manifest_entries_are_checked(tiny_dir, tmp_path):

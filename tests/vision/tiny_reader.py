@@ -200,7 +200,7 @@ def build_second_opinion(folder: Path, below: float = 0.9) -> Path:
     no view on colour, and is recorded in the manifest to be asked under ``below``."""
     from dataclasses import replace
 
-    name = "dice-second-opinion.onnx"
+    from vision.manifest import SECOND_OPINION_NAME as name
     first_w = np.zeros((3, len(DIE_FACES)), np.float32)
     first_w[:, DIE_FACES.index(SECOND_OPINION_FACE)] = GAIN
     write_pair(folder, detector_output(), (first_w, np.zeros((3, len(COLOURS)), np.float32)), 56,
