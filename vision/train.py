@@ -333,6 +333,11 @@ def other_specialists(args: argparse.Namespace, manifest: ReaderManifest) -> tup
     return kept
 
 
+def dice_colours(items) -> tuple[str, ...]:
+    """The body colours the labelled dice of ``items`` name: the dice classifier's second head."""
+    return tuple(sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour}))
+
+
 def run_classifier(
     args, items, torch_device: str, specialist: bool = False, file: str | None = None
 ) -> tuple[ClassifierSpec, dict[str, Any]]:
@@ -348,7 +353,7 @@ def run_classifier(
     elif target.kind == "card":
         colours = list(CARD_SUITS)
     else:
-        colours = sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour})
+        colours = list(dice_colours(items))
     cfg = ClassifierConfig(size=args.crop, width=args.cls_width, epochs=args.cls_epochs, samples_per_epoch=args.cls_samples,
                            batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, rotation=target.rotation,
                            real_any_angle=args.real_any_angle and target.kind != "card",
@@ -525,7 +530,7 @@ def run(args: argparse.Namespace) -> int:
         if target.kind == "card":
             print("tableref train: a second opinion is for the dice reader; leave out --cards", file=sys.stderr)
             return 2
-        colours = tuple(sorted({d.colour for _, item, _ in items for d in item.dice() if d.colour}))
+        colours = dice_colours(items)
         if (tuple(target.faces), colours) != (cls_spec.faces, cls_spec.colours):
             print(f"tableref train: the classifier in {args.out} reads other faces or colours than these images "
                   f"have ({list(colours)}); a second opinion must read the same, so train it on the classifier's data",

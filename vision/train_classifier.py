@@ -350,7 +350,7 @@ def train_classifier(
             ckpt = torch.load(path, map_location=device, weights_only=False)
         classes = (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES)))
         same_classes = classes == (list(colours), list(faces))
-        if any_size and ckpt["config"].get("width", 1.0) < cfg.width:
+        if any_size and ckpt["config"].get("width", 1.0) < cfg.width:  # a new schedule, not a resume
             ckpt = widen_checkpoint(ckpt, cfg.width, seed=cfg.seed)
         if ckpt["config"].get("width", 1.0) != cfg.width or not (any_size or ckpt["config"]["size"] == cfg.size) \
                 or not (any_classes or same_classes):
