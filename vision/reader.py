@@ -140,9 +140,16 @@ class DiceReader:
             "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
         }
 
-    def _view(self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None) -> DiceReader:
-        return DiceReader(self.manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
-                          cards, vocabulary, look, self.specialists, self.second_opinion)
+    def _view(
+        self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None,
+        manifest: ReaderManifest | None = None,
+    ) -> DiceReader:
+        """The same models with these stages; a ``manifest`` without specialists or without the
+        second opinion drops those models too."""
+        manifest = self.manifest if manifest is None else manifest
+        return DiceReader(manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
+                          cards, vocabulary, look, self.specialists if manifest.specialists else (),
+                          self.second_opinion if manifest.second_opinion is not None else None)
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
@@ -172,16 +179,13 @@ class DiceReader:
         """The same models without the specialists (what they cost and gain: ``tableref bench``)."""
         if not self.specialists:
             return self
-        return DiceReader(replace(self.manifest, specialists=()), self.detector, self.classifier, self.threshold,
-                          self.model_dir, self.threads, self.cards, self.vocabulary, self.second_look,
-                          second_opinion=self.second_opinion)
+        return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, specialists=()))
 
     def without_second_opinion(self) -> DiceReader:
         """The same models without the second opinion (what it costs and gains: ``tableref bench``)."""
         if self.second_opinion is None:
             return self
-        return DiceReader(replace(self.manifest, second_opinion=None), self.detector, self.classifier, self.threshold,
-                          self.model_dir, self.threads, self.cards, self.vocabulary, self.second_look, self.specialists)
+        return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
 
     def detect(self, image: np.ndarray) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS."""
@@ -322,9 +326,8 @@ def load_reader(
     specialists = load_specialists(model_dir, MANIFEST_NAME, manifest, detector.backend, threads, precision)
     second_opinion = None
     if manifest.second_opinion is not None:
-        spec = manifest.second_opinion
-        second_opinion = load_model(checked_file(model_dir, MANIFEST_NAME, "second-opinion", spec.file, spec.sha256),
-                                    detector.backend, threads, static=False, precision=precision)
+        second_opinion = load_checked(model_dir, MANIFEST_NAME, "second-opinion", manifest.second_opinion,
+                                      detector.backend, threads, precision)
     card_reader = None
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
         card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
@@ -351,11 +354,16 @@ def load_specialists(
     model_dir: Path, manifest_name: str, manifest: ReaderManifest, backend: str, threads: int, precision: str
 ) -> tuple[Model, ...]:
     """The specialist models a manifest names, in its order, each checked against its hash."""
-    return tuple(
-        load_model(checked_file(model_dir, manifest_name, "specialist", spec.file, spec.sha256), backend, threads,
-                   static=False, precision=precision)
-        for spec in manifest.specialists
-    )
+    return tuple(load_checked(model_dir, manifest_name, "specialist", spec, backend, threads, precision)
+                 for spec in manifest.specialists)
+
+
+def load_checked(
+    model_dir: Path, manifest_name: str, name: str, spec: ClassifierSpec, backend: str, threads: int, precision: str
+) -> Model:
+    """A classifier the manifest names beside its first one (any batch size), checked against its hash."""
+    return load_model(checked_file(model_dir, manifest_name, name, spec.file, spec.sha256), backend, threads,
+                      static=False, precision=precision)
 
 
 def checked_file(model_dir: Path, manifest_name: str, name: str, file: str, sha256: str) -> Path:
