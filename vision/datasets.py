@@ -27,6 +27,8 @@ YOLO_FACES = ("1", "2", "3", "4", "5", "6")
 SYNTH_META = "meta.json"
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 ANNOTATIONS = "annotations.jsonl"
+_EXIF_ORIENTATION = 0x0112
+_QUARTER_TURNS = frozenset({5, 6, 7, 8})  # EXIF orientations that swap width and height
 
 
 class DatasetError(ValueError):
@@ -65,6 +67,21 @@ def parse_yolo_line(line: str, width: int, height: int, classes: tuple[str, ...]
     return Detection(kind="die", face=classes[cls], colour=None, box=tuple(round(v, 3) for v in box), score=1.0)  # type: ignore[arg-type]
 
 
+def upright_size(im: Image.Image) -> tuple[int, int]:
+    """``(width, height)`` of ``im`` as shown, after its EXIF orientation.
+
+    A phone photo is often stored sideways with an orientation tag. ``read_image`` (like
+    ``cv2.imread`` and Ultralytics) turns it upright, and YOLO labels are normalised to
+    the upright image, so the labels must be scaled by the upright size too.
+    """
+    width, height = im.size
+    try:
+        orientation = im.getexif().get(_EXIF_ORIENTATION, 1)
+    except (OSError, ValueError, SyntaxError):  # a broken EXIF block: the stored size is what loads
+        orientation = 1
+    return (height, width) if orientation in _QUARTER_TURNS else (width, height)
+
+
 def image_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
 
@@ -82,7 +99,7 @@ def load_yolo(root: Path, split: str | None = None, classes: tuple[str, ...] = Y
     out = []
     for f in files:
         with Image.open(f) as im:
-            width, height = im.size
+            width, height = upright_size(im)
         label = labels / (f.stem + ".txt")
         lines = label.read_text(encoding="utf-8").splitlines() if label.is_file() else []
         objects = tuple(parse_yolo_line(ln, width, height, classes) for ln in lines if ln.strip())
