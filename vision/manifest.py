@@ -52,6 +52,11 @@ class DetectorSpec:
     ``photo_imgsz``: the input size a still photo is detected at (``tableref read``,
     ``tableref eval``), when it differs from ``imgsz``, the live frame's: a larger input
     finds smaller objects, at a cost the live frame budget does not leave room for.
+    ``zoom_out_above``: when the boxes found have a median side of this many input pixels
+    or more, the dice are larger than the detector was trained on (a close-up photo), and
+    the frame is detected again at half the input size; the boxes of that pass at least a
+    third larger still, and sure, are added (:func:`vision.stages.detect_zoomed_out`).
+    None: one pass only.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
@@ -68,8 +73,12 @@ class DetectorSpec:
     max_det: int = 100
     sha256: str = ""
     photo_imgsz: int | None = None
+    zoom_out_above: int | None = None
 
     def __post_init__(self) -> None:
+        if self.zoom_out_above is not None and not 0 < self.zoom_out_above <= self.imgsz:
+            raise ManifestError(f"detector {self.file}: zoom_out_above must be a side in input pixels, 1 to "
+                                f"{self.imgsz}, got {self.zoom_out_above}")
         if self.photo_imgsz is not None and (self.photo_imgsz <= 0 or self.photo_imgsz % self.stride):
             raise ManifestError(f"detector {self.file}: photo_imgsz must be a positive multiple of the stride "
                                 f"{self.stride}, got {self.photo_imgsz}")
@@ -82,8 +91,9 @@ class DetectorSpec:
 
 def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
     out = asdict(spec)
-    if spec.photo_imgsz is None:
-        del out["photo_imgsz"]  # manifests written before photo sizes existed stay as they were
+    for optional in ("photo_imgsz", "zoom_out_above"):
+        if out[optional] is None:
+            del out[optional]  # manifests written before these existed stay as they were
     return out
 
 

@@ -18,6 +18,7 @@ when the detector itself is unsure the box is a die.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from vision.stages import (
     MIN_BOX_SIDE,
     BoxesFound,
     classify_crops,
-    detect_boxes,
+    detect_zoomed_out,
     prepare_detector,
     Look,
     ask_specialist,
@@ -187,9 +188,13 @@ class DiceReader:
             return self
         return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
 
-    def detect(self, image: np.ndarray) -> BoxesFound:
-        """Die boxes in ``image`` after confidence filtering and NMS."""
-        return detect_boxes(self.detector, self.manifest.detector, image)
+    def detect(self, image: np.ndarray, cards: Sequence[Detection] = ()) -> BoxesFound:
+        """Die boxes in ``image`` after confidence filtering and NMS, and a zoomed-out look when
+        the dice are too large for the detector (:func:`~vision.stages.detect_zoomed_out`;
+        on a photo, one read with a look, also when no die was found). That look leaves out
+        what holds one of ``cards``, the cards found in the frame."""
+        return detect_zoomed_out(self.detector, self.manifest.detector, image,
+                                 when_empty=self.second_look is not None, cards=cards)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one
@@ -290,13 +295,13 @@ class DiceReader:
         paused = time.perf_counter()
         self.prepare(*image.shape[:2])
         start += time.perf_counter() - paused
-        found = self.detect(image)
-        face_p, colour_p = self.classify(image, found.boxes)
-        objects = list(self.label_dice(found.boxes, face_p, colour_p, found.scores))
         indices: tuple[Detection, ...] = ()
+        cards: tuple[Detection, ...] = ()
         if self.cards is not None:
             indices, cards = self.cards.read(image)
-            objects.extend(cards)
+        found = self.detect(image, (*indices, *cards))
+        face_p, colour_p = self.classify(image, found.boxes)
+        objects = [*self.label_dice(found.boxes, face_p, colour_p, found.scores), *cards]
         ms = (time.perf_counter() - start) * 1000.0
         return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms), indices
 

@@ -6,7 +6,7 @@ the full-resolution frame (see :mod:`vision.crops`). No torch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -15,6 +15,7 @@ import numpy as np
 from vision.backends import Model
 from vision.boxes import letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.crops import crop_batch
+from vision.detections import Detection
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
 
 MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
@@ -45,6 +46,70 @@ def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFo
     conf = conf[idx].astype(np.float32)
     ok = ((boxes[:, 2] - boxes[:, 0]) >= MIN_BOX_SIDE) & ((boxes[:, 3] - boxes[:, 1]) >= MIN_BOX_SIDE)
     return BoxesFound(boxes[ok], conf[ok])
+
+
+def zoomed_out(spec: DetectorSpec) -> DetectorSpec:
+    """``spec`` at half its input size, for the zoomed-out pass (the letterbox pads the
+    input to the stride).
+
+    >>> zoomed_out(DetectorSpec(imgsz=416)).imgsz
+    208
+    """
+    return replace(spec, imgsz=max(spec.stride, spec.imgsz // 2), photo_imgsz=None)
+
+
+def detect_zoomed_out(
+    model: Model, spec: DetectorSpec, image: np.ndarray, when_empty: bool = False, cards: Sequence[Detection] = (),
+) -> BoxesFound:
+    """:func:`detect_boxes`, and a second pass at half the input size when the dice found
+    are too large for the detector (``spec.zoom_out_above``), or, with ``when_empty``, when
+    none was found at all.
+
+    The detector was trained on dice up to about 70 px at its input. In a close-up photo
+    (dice an eighth of the frame or more) it misses many of them or cuts them up. Halved,
+    they are the size it knows. Only boxes of the second pass that are at least a third
+    larger than ``zoom_out_above`` (in the first pass's input pixels) and sure
+    (``sure_threshold``) are added, then both passes go through NMS together: at that size
+    the first pass is what errs, while smaller boxes of the second pass are mostly specks
+    (measured in ``models/MODEL_CARD.md``, *Close-up photos*). A second-pass box that holds
+    the middle of one of ``cards`` (cards or card indices found in the frame) is left out:
+    a die never does, while a fan of pip cards at half size looks like one large die.
+    ``when_empty`` is for photos: a live frame without dice is an empty table, or a card
+    table, where the second pass would only find cards.
+    """
+    first = detect_boxes(model, spec, image)
+    if spec.zoom_out_above is None or (len(first.boxes) == 0 and not when_empty):
+        return first
+    per_px = spec.imgsz / max(image.shape[:2])
+    if len(first.boxes) and float(np.median(_sides(first.boxes))) * per_px < spec.zoom_out_above:
+        return first
+    second = detect_boxes(model, zoomed_out(spec), image)
+    add = (_sides(second.boxes) * per_px >= spec.zoom_out_above * 4 / 3) & (second.scores >= spec.sure_threshold)
+    add &= ~holds_a_card(second.boxes, cards)
+    if not add.any():
+        return first
+    boxes = np.concatenate([first.boxes, second.boxes[add]])
+    scores = np.concatenate([first.scores, second.scores[add]])
+    idx = nms(boxes, scores, spec.iou_threshold, spec.max_det)
+    return BoxesFound(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+
+
+def holds_a_card(boxes: np.ndarray, cards: Sequence[Detection]) -> np.ndarray:
+    """Which ``boxes`` hold the middle of one of ``cards``.
+
+    >>> card = Detection(kind="card", face="7D", colour=None, box=(40, 40, 60, 60), score=1.0)
+    >>> holds_a_card(np.array([[0, 0, 100, 100], [200, 0, 300, 100]], np.float32), [card]).tolist()
+    [True, False]
+    """
+    out = np.zeros(len(boxes), bool)
+    for c in cards:
+        cx, cy = (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2
+        out |= (boxes[:, 0] <= cx) & (cx <= boxes[:, 2]) & (boxes[:, 1] <= cy) & (cy <= boxes[:, 3])
+    return out
+
+
+def _sides(boxes: np.ndarray) -> np.ndarray:
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
 
 
 def classify_crops(
@@ -206,3 +271,6 @@ def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) 
     prepare = getattr(model, "prepare", None)
     if prepare is not None:
         prepare((1, 3, *letterbox_shape(height, width, spec.imgsz, spec.stride)))
+        if spec.zoom_out_above is not None:  # compiled now, not on the first close-up frame
+            half = zoomed_out(spec)
+            prepare((1, 3, *letterbox_shape(height, width, half.imgsz, half.stride)))

@@ -1,4 +1,4 @@
-"""The shared reader stages: the second look at borderline dice."""
+"""The shared reader stages: the second look at borderline dice, and the zoomed-out pass for close-ups."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tests.vision import tiny_reader as tiny
 from dataclasses import replace
 
 from vision.detections import DIE_FACES
-from vision.manifest import SPECIALIST_NAME, ClassifierSpec, ManifestError
+from vision.manifest import SPECIALIST_NAME, ClassifierSpec, DetectorSpec, ManifestError, ReaderManifest
 from vision.reader import DiceReader
 from vision.stages import (
     CLOSER_LOOK,
@@ -17,6 +17,8 @@ from vision.stages import (
     Look,
     ask_specialist,
     classify_crops,
+    detect_boxes,
+    detect_zoomed_out,
     second_look,
     view_boxes,
 )
@@ -232,3 +234,110 @@ def test_a_classifier_spec_keeps_its_turns_in_the_manifest() -> None:
     assert ReaderManifest.from_json(plain.to_json()).classifier.turns == 1
     with pytest.raises(ManifestError, match="turns must be 1 to 4"):
         ClassifierSpec(turns=0)
+
+
+class CloseUpDetector:
+    """A detector that, like the real one, finds a die only when its side at the input is at
+    most 70 px: ``dice`` are ``(box in frame pixels, score at the full input, score at half)``."""
+
+    backend, version = "numpy", "test"
+
+    def __init__(self, frame_shape: tuple[int, int], dice: list[tuple[tuple[float, ...], float, float]]) -> None:
+        self.frame_shape, self.dice, self.shapes = frame_shape, dice, []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        from vision.boxes import letterbox
+
+        self.shapes.append(tuple(x.shape))
+        half = len(self.shapes) > 1 and x.shape[3] < self.shapes[0][3]
+        size = max(x.shape[2:]) - (16 if half else 0)  # 416 -> (320, 416); 208 -> (160, 224)
+        lb = letterbox(np.zeros((*self.frame_shape, 3), np.uint8), size)
+        rows = []
+        for (x0, y0, x1, y1), full, halved in self.dice:
+            score = halved if half else full
+            w, h = (x1 - x0) * lb.scale, (y1 - y0) * lb.scale
+            if score > 0 and max(w, h) <= 70:
+                rows.append([(x0 + x1) / 2 * lb.scale + lb.pad_x, (y0 + y1) / 2 * lb.scale + lb.pad_y, w, h, score])
+        return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
+
+
+def zoom_spec(above: int | None = 48) -> DetectorSpec:
+    return DetectorSpec(imgsz=416, zoom_out_above=above)
+
+
+def test_dice_too_large_for_the_detector_are_found_again_at_half_size() -> None:
+    big = [((20, 20, 170, 170), 0.0, 0.9), ((220, 40, 370, 190), 0.0, 0.8), ((300, 250, 400, 350), 0.7, 0.9)]
+    model = CloseUpDetector((480, 640), big)  # 150 px dice are 98 px at 416: only the 100 px one is found
+    one = detect_boxes(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    found = detect_zoomed_out(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    assert len(one.boxes) == 1
+    assert len(found.boxes) == 3  # the 100 px die is in both passes and kept once
+    assert np.allclose(sorted(found.boxes[:, 0]), [20, 220, 300], atol=1.5)
+    assert [s for s in model.shapes] == [(1, 3, 320, 416), (1, 3, 320, 416), (1, 3, 160, 224)]
+
+
+def test_dice_of_the_trained_size_are_detected_once() -> None:
+    model = CloseUpDetector((480, 640), [((100, 100, 140, 140), 0.9, 0.9), ((300, 200, 345, 245), 0.8, 0.8)])
+    found = detect_zoomed_out(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    assert len(found.boxes) == 2 and model.shapes == [(1, 3, 320, 416)]
+
+
+def test_the_half_size_pass_adds_only_large_sure_boxes() -> None:
+    dice = [
+        ((20, 20, 120, 120), 0.9, 0.9),  # 65 px at 416: the first pass finds it and triggers the second
+        ((200, 20, 350, 170), 0.0, 0.4),  # large but unsure at half size: not added
+        ((400, 300, 480, 380), 0.0, 0.9),  # sure, but 52 px at 416 (under 4/3 x 48): not added
+        ((450, 20, 600, 170), 0.0, 0.8),  # large and sure: added
+    ]
+    model = CloseUpDetector((480, 640), dice)
+    found = detect_zoomed_out(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    assert np.allclose(sorted(found.boxes[:, 0]), [20, 450], atol=1.5)
+
+
+def test_no_second_pass_without_the_setting_or_without_dice() -> None:
+    big = [((20, 20, 120, 120), 0.9, 0.9), ((200, 20, 350, 170), 0.0, 0.9)]
+    model = CloseUpDetector((480, 640), big)
+    assert len(detect_zoomed_out(model, zoom_spec(None), np.zeros((480, 640, 3), np.uint8)).boxes) == 1
+    assert len(model.shapes) == 1
+    empty = CloseUpDetector((480, 640), [((200, 20, 350, 170), 0.0, 0.9)])
+    assert len(detect_zoomed_out(empty, zoom_spec(), np.zeros((480, 640, 3), np.uint8)).boxes) == 0
+    assert len(empty.shapes) == 1  # a live frame with no die found (a card table) is not looked at again
+
+
+def test_a_photo_of_one_large_die_is_looked_at_again() -> None:
+    lone = CloseUpDetector((480, 640), [((200, 20, 400, 220), 0.0, 0.9)])  # 130 px at 416, 65 at 208
+    found = detect_zoomed_out(lone, zoom_spec(), np.zeros((480, 640, 3), np.uint8), when_empty=True)
+    assert np.allclose(found.boxes, [[200, 20, 400, 220]], atol=1.5)
+
+
+def test_a_large_box_of_the_half_size_pass_on_a_card_is_left_out_before_nms() -> None:
+    from vision.detections import Detection
+
+    # The first pass finds a large die; at half size a fan of cards around it reads as one
+    # sure die whose box would suppress it in NMS. That box holds a card's index: left out.
+    dice = [((100, 100, 200, 200), 0.7, 0.0), ((90, 90, 215, 215), 0.0, 0.95)]
+    model = CloseUpDetector((480, 640), dice)
+    index = Detection(kind="card", face="7D", colour=None, box=(200, 190, 212, 212), score=1.0)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    fan = detect_zoomed_out(model, zoom_spec(), frame)
+    assert np.allclose(fan.boxes, [[90, 90, 215, 215]], atol=1.5)  # without the card, the fan wins
+    found = detect_zoomed_out(model, zoom_spec(), frame, cards=[index])
+    assert np.allclose(found.boxes, [[100, 100, 200, 200]], atol=1.5)
+
+
+def test_zoom_out_is_kept_in_the_manifest_only_when_set_and_must_fit_the_input() -> None:
+    m = tiny.manifest()
+    assert "zoom_out_above" not in m.to_json()["detector"]
+    zoomed = replace(m, detector=replace(m.detector, zoom_out_above=48))
+    assert ReaderManifest.from_json(zoomed.to_json()).detector.zoom_out_above == 48
+    for bad in (0, 10_000):
+        with pytest.raises(ManifestError, match="zoom_out_above"):
+            DetectorSpec(imgsz=416, zoom_out_above=bad)
+
+
+def test_the_committed_reader_zooms_out_for_close_ups() -> None:
+    import json
+    from pathlib import Path
+
+    detector = json.loads((Path(__file__).parents[2] / "models" / "dice-reader.json").read_text())["detector"]
+    assert detector["zoom_out_above"] == 48  # chosen on validation data: see the model card, *Close-up photos*
