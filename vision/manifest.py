@@ -56,7 +56,12 @@ class DetectorSpec:
     or more, the dice are larger than the detector was trained on (a close-up photo), and
     the frame is detected again at half the input size; the boxes of that pass at least a
     third larger still, and sure, are added (:func:`vision.stages.detect_zoomed_out`).
-    None: one pass only.
+    None: no such pass.
+    ``zoom_in_below``: on a photo at least four times the input size on its long side,
+    when a tenth or more of the boxes found are under this many input pixels (or none
+    was found), the dice are smaller than the detector was trained on although the photo has
+    the pixels to show them (a wide, high-resolution photo), and it is detected again at
+    twice the input size (:func:`vision.stages.detect_zoomed_in`). None: no such pass.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
@@ -74,8 +79,12 @@ class DetectorSpec:
     sha256: str = ""
     photo_imgsz: int | None = None
     zoom_out_above: int | None = None
+    zoom_in_below: int | None = None
 
     def __post_init__(self) -> None:
+        if self.zoom_in_below is not None and not 0 < self.zoom_in_below <= self.imgsz:
+            raise ManifestError(f"detector {self.file}: zoom_in_below must be a side in input pixels, 1 to "
+                                f"{self.imgsz}, got {self.zoom_in_below}")
         if self.zoom_out_above is not None and not 0 < self.zoom_out_above <= self.imgsz:
             raise ManifestError(f"detector {self.file}: zoom_out_above must be a side in input pixels, 1 to "
                                 f"{self.imgsz}, got {self.zoom_out_above}")
@@ -91,7 +100,7 @@ class DetectorSpec:
 
 def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
     out = asdict(spec)
-    for optional in ("photo_imgsz", "zoom_out_above"):
+    for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below"):
         if out[optional] is None:
             del out[optional]  # manifests written before these existed stay as they were
     return out

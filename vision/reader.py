@@ -41,6 +41,7 @@ from vision.stages import (
     MIN_BOX_SIDE,
     BoxesFound,
     classify_crops,
+    detect_zoomed_in,
     detect_zoomed_out,
     prepare_detector,
     Look,
@@ -192,9 +193,13 @@ class DiceReader:
         """Die boxes in ``image`` after confidence filtering and NMS, and a zoomed-out look when
         the dice are too large for the detector (:func:`~vision.stages.detect_zoomed_out`;
         on a photo, one read with a look, also when no die was found). That look leaves out
-        what holds one of ``cards``, the cards found in the frame."""
-        return detect_zoomed_out(self.detector, self.manifest.detector, image,
-                                 when_empty=self.second_look is not None, cards=cards)
+        what holds one of ``cards``, the cards found in the frame. A large photo whose dice
+        are too small for the detector is looked at closer
+        (:func:`~vision.stages.detect_zoomed_in`); a live frame never is."""
+        photo = self.second_look is not None
+        spec = self.manifest.detector
+        found = detect_zoomed_out(self.detector, spec, image, when_empty=photo, cards=cards)
+        return detect_zoomed_in(self.detector, spec, image, found) if photo else found
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one

@@ -55,7 +55,7 @@ def zoomed_out(spec: DetectorSpec) -> DetectorSpec:
     >>> zoomed_out(DetectorSpec(imgsz=416)).imgsz
     208
     """
-    return replace(spec, imgsz=max(spec.stride, spec.imgsz // 2), photo_imgsz=None)
+    return replace(spec, imgsz=max(spec.stride, spec.imgsz // 2), photo_imgsz=None, zoom_out_above=None, zoom_in_below=None)
 
 
 def detect_zoomed_out(
@@ -92,6 +92,45 @@ def detect_zoomed_out(
     scores = np.concatenate([first.scores, second.scores[add]])
     idx = nms(boxes, scores, spec.iou_threshold, spec.max_det)
     return BoxesFound(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+
+
+def detect_zoomed_in(model: Model, spec: DetectorSpec, image: np.ndarray, found: BoxesFound) -> BoxesFound:
+    """``found`` (the boxes of a photo), and the sure boxes of a second pass at twice the
+    input size when the photo is at least four times the input on its long side and a
+    tenth or more of the boxes found are under ``spec.zoom_in_below`` input px, or none
+    was found; both go through NMS together.
+
+    A wide photo from a phone (4000 px across, say) shows each die in 60-150 px, but
+    letterboxed to 416 px they are 6-15 px, under what the detector finds reliably (about
+    14 px). At twice the input they are the size it knows, and the photo still has twice
+    the pixels the input needs, so nothing is invented by enlarging. It costs about four
+    times the first pass, so only photos take it, never a live frame (see
+    ``models/MODEL_CARD.md``, *Wide photos*).
+    """
+    if spec.zoom_in_below is None or max(image.shape[:2]) < 4 * spec.imgsz:
+        return found
+    per_px = spec.imgsz / max(image.shape[:2])
+    # Not the median, as for zooming out: where most dice are missed, the few found are
+    # the largest, so a tenth of small boxes already says the photo is wide.
+    if len(found.boxes) and float(np.quantile(_sides(found.boxes), 0.1)) * per_px >= spec.zoom_in_below:
+        return found
+    closer = detect_boxes(model, zoomed_in(spec), image)
+    add = closer.scores >= spec.sure_threshold
+    if not add.any():
+        return found
+    boxes = np.concatenate([found.boxes, closer.boxes[add]])
+    scores = np.concatenate([found.scores, closer.scores[add]])
+    idx = nms(boxes, scores, spec.iou_threshold, spec.max_det)
+    return BoxesFound(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+
+
+def zoomed_in(spec: DetectorSpec) -> DetectorSpec:
+    """``spec`` at twice its input size, for the zoomed-in pass on wide photos.
+
+    >>> zoomed_in(DetectorSpec(imgsz=416)).imgsz
+    832
+    """
+    return replace(spec, imgsz=2 * spec.imgsz, photo_imgsz=None, zoom_out_above=None, zoom_in_below=None)
 
 
 def holds_a_card(boxes: np.ndarray, cards: Sequence[Detection]) -> np.ndarray:
@@ -274,3 +313,6 @@ def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) 
         if spec.zoom_out_above is not None:  # compiled now, not on the first close-up frame
             half = zoomed_out(spec)
             prepare((1, 3, *letterbox_shape(height, width, half.imgsz, half.stride)))
+        if spec.zoom_in_below is not None and max(height, width) >= 4 * spec.imgsz:
+            double = zoomed_in(spec)
+            prepare((1, 3, *letterbox_shape(height, width, double.imgsz, double.stride)))

@@ -18,6 +18,7 @@ from vision.stages import (
     ask_specialist,
     classify_crops,
     detect_boxes,
+    detect_zoomed_in,
     detect_zoomed_out,
     second_look,
     view_boxes,
@@ -237,8 +238,9 @@ def test_a_classifier_spec_keeps_its_turns_in_the_manifest() -> None:
 
 
 class CloseUpDetector:
-    """A detector that, like the real one, finds a die only when its side at the input is at
-    most 70 px: ``dice`` are ``(box in frame pixels, score at the full input, score at half)``."""
+    """A detector that, like the real one, finds a die only when its side at the input is
+    14-70 px: ``dice`` are ``(box in frame pixels, score at the full input or larger, score
+    at half)``."""
 
     backend, version = "numpy", "test"
 
@@ -250,13 +252,13 @@ class CloseUpDetector:
 
         self.shapes.append(tuple(x.shape))
         half = len(self.shapes) > 1 and x.shape[3] < self.shapes[0][3]
-        size = max(x.shape[2:]) - (16 if half else 0)  # 416 -> (320, 416); 208 -> (160, 224)
+        size = max(x.shape[2:]) - (16 if half else 0)  # 416 -> (320, 416); 208 -> (160, 224); 832 -> (640, 832)
         lb = letterbox(np.zeros((*self.frame_shape, 3), np.uint8), size)
         rows = []
         for (x0, y0, x1, y1), full, halved in self.dice:
             score = halved if half else full
             w, h = (x1 - x0) * lb.scale, (y1 - y0) * lb.scale
-            if score > 0 and max(w, h) <= 70:
+            if score > 0 and 14 <= max(w, h) <= 70:
                 rows.append([(x0 + x1) / 2 * lb.scale + lb.pad_x, (y0 + y1) / 2 * lb.scale + lb.pad_y, w, h, score])
         return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
 
@@ -341,3 +343,54 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
 
     detector = json.loads((Path(__file__).parents[2] / "models" / "dice-reader.json").read_text())["detector"]
     assert detector["zoom_out_above"] == 48  # chosen on validation data: see the model card, *Close-up photos*
+    assert detector["zoom_in_below"] == 24  # and *Wide photos*
+
+
+def test_a_wide_photo_whose_dice_are_too_small_is_detected_again_at_twice_the_size() -> None:
+    # 2400 px across: 60 px dice are 10 px at 416 (missed) and 21 px at 832 (found).
+    dice = [((100, 100, 160, 160), 0.9, 0.0), ((400, 100, 460, 160), 0.9, 0.0), ((700, 100, 760, 160), 0.9, 0.0),
+            ((1000, 100, 1090, 190), 0.9, 0.0)]  # 90 px: 16 px at 416, found by the first pass
+    model = CloseUpDetector((1800, 2400), dice)
+    photo = np.zeros((1800, 2400, 3), np.uint8)
+    spec = DetectorSpec(imgsz=416, zoom_in_below=24)
+    first = detect_boxes(model, spec, photo)
+    assert len(first.boxes) == 1
+    found = detect_zoomed_in(model, spec, photo, first)
+    assert np.allclose(sorted(found.boxes[:, 0]), [100, 400, 700, 1000], atol=3)
+    assert model.shapes[-1] == (1, 3, 640, 832)
+
+
+def test_no_closer_look_at_dice_of_the_trained_size_small_photos_or_unsure_boxes() -> None:
+    spec = DetectorSpec(imgsz=416, zoom_in_below=24)
+    big = CloseUpDetector((1800, 2400), [((100, 100, 260, 260), 0.9, 0.0)])  # 28 px at 416
+    photo = np.zeros((1800, 2400, 3), np.uint8)
+    detect_zoomed_in(big, spec, photo, detect_boxes(big, spec, photo))
+    assert len(big.shapes) == 1
+    small = CloseUpDetector((960, 1280), [((100, 100, 130, 130), 0.9, 0.0)])  # a webcam frame: never
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    assert len(detect_zoomed_in(small, spec, frame, detect_boxes(small, spec, frame)).boxes) == 0
+    assert len(small.shapes) == 1
+    unsure = CloseUpDetector((1800, 2400), [((100, 100, 160, 160), 0.4, 0.0)])
+    assert len(detect_zoomed_in(unsure, spec, photo, detect_boxes(unsure, spec, photo)).boxes) == 0
+    assert len(unsure.shapes) == 2  # looked, but a box under the sure threshold is not added
+
+
+def test_only_a_photo_is_looked_at_closer() -> None:
+    from tests.vision.tiny_reader import FakeClassifier
+
+    m = tiny.manifest()
+    spec = replace(m.detector, imgsz=416, zoom_in_below=24)
+    model = CloseUpDetector((1800, 2400), [((100, 100, 160, 160), 0.9, 0.0)])
+    live = DiceReader(replace(m, detector=spec), model, FakeClassifier())
+    photo = np.zeros((1800, 2400, 3), np.uint8)
+    assert len(live.detect(photo).boxes) == 0 and len(model.shapes) == 1
+    assert len(live.with_look(SECOND_LOOK).detect(photo).boxes) == 1
+
+
+def test_zoom_in_is_kept_in_the_manifest_only_when_set() -> None:
+    m = tiny.manifest()
+    assert "zoom_in_below" not in m.to_json()["detector"]
+    zoomed = replace(m, detector=replace(m.detector, zoom_in_below=24))
+    assert ReaderManifest.from_json(zoomed.to_json()).detector.zoom_in_below == 24
+    with pytest.raises(ManifestError, match="zoom_in_below"):
+        DetectorSpec(imgsz=416, zoom_in_below=0)

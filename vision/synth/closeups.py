@@ -1,4 +1,4 @@
-"""Close-up photos cut from a large synthetic render: dice an eighth of the frame or more.
+"""Close-up and wide photos made from a large synthetic render: dice far larger or smaller in the frame.
 
 The renderer's camera stands 35-80 cm above the table, so its dice are 3-8 % of the
 frame. A phone held over a few dice sees them far larger. Rendering at 2560×1920 and
@@ -7,6 +7,10 @@ sensor of that size records, not an enlargement::
 
     tableref synth --out data/hires-val --n 120 --seed 11 --width 2560 --height 1920
     python -m vision.synth.closeups data/hires-val --out data/closeups-val --zoom 4
+    python -m vision.synth.closeups data/hires-val --out data/wide-val --mosaic   # the other way
+
+``--mosaic`` sets four scenes side by side instead: a wide photo, 5120×3840, whose dice
+are half as large in the frame (2-3.5 % of its width).
 
 Each scene's window is centred on the first labelled object it can hold whole without
 cutting another one at its edge; a scene without such a window is left out, so every
@@ -91,14 +95,50 @@ def write_close_ups(src: Path, out: Path, zoom: float, quality: int = 92) -> tup
     return len(rows), skipped
 
 
+def write_mosaics(src: Path, out: Path, quality: int = 92) -> int:
+    """Set four scenes of ``src`` side by side (2 × 2) into one photo, four at a time, into
+    ``out``: a wide photo whose dice are half as large in the frame. Returns the photos
+    written (a last group of fewer than four scenes is left out)."""
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    scenes = [json.loads(line) for line in (src / ANNOTATIONS).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = []
+    for k in range(len(scenes) // 4):
+        group = scenes[4 * k: 4 * k + 4]
+        w, h = int(group[0]["width"]), int(group[0]["height"])
+        if any((int(g["width"]), int(g["height"])) != (w, h) for g in group):
+            raise ValueError(f"{src}: a mosaic needs scenes of one size (render with --width and --height)")
+        canvas = np.zeros((2 * h, 2 * w, 3), np.uint8)
+        objects = []
+        for q, scene in enumerate(group):
+            ox, oy = (q % 2) * w, (q // 2) * h
+            image = cv2.imread(str(src / scene["image"]), cv2.IMREAD_COLOR)
+            if image is None:
+                raise OSError(f"cannot read {src / scene['image']}")
+            canvas[oy:oy + h, ox:ox + w] = image
+            objects += [dict(o, box=[o["box"][0] + ox, o["box"][1] + oy, o["box"][2] + ox, o["box"][3] + oy])
+                        for o in scene["objects"]]
+        name = f"images/m{k:04d}.jpg"
+        cv2.imwrite(str(out / name), canvas, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        rows.append({"image": name, "width": 2 * w, "height": 2 * h, "objects": objects})
+    with open(out / ANNOTATIONS, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return len(rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.synth.closeups", description=__doc__.splitlines()[0])
     parser.add_argument("src", type=Path, help="a tableref synth set, best rendered large (--width 2560 --height 1920)")
     parser.add_argument("--out", type=Path, required=True, help="output folder (created)")
     parser.add_argument("--zoom", type=float, default=4.0, help="the window is 1/zoom of the frame each way (default 4)")
+    parser.add_argument("--mosaic", action="store_true",
+                        help="instead, set four scenes side by side in each photo (a wide photo: dice half as large)")
     args = parser.parse_args(argv)
     if not (args.src / ANNOTATIONS).is_file():
         parser.error(f"{args.src} is not a tableref synth set (no {ANNOTATIONS})")
+    if args.mosaic:
+        print(f"wrote {write_mosaics(args.src, args.out)} wide photos to {args.out}")
+        return 0
     written, skipped = write_close_ups(args.src, args.out, args.zoom)
     print(f"wrote {written} close-ups to {args.out} ({skipped} scenes had no window that cuts no die)")
     return 0

@@ -1,4 +1,4 @@
-"""vision.synth.closeups: close-up windows cut from a large render hold whole, labelled dice only."""
+"""vision.synth.closeups: close-up windows hold whole, labelled dice only; mosaics keep every label."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.datasets import load_dataset
-from vision.synth.closeups import main, window_for, write_close_ups
+from vision.synth.closeups import main, window_for, write_close_ups, write_mosaics
 
 
 def _scene_set(root: Path) -> None:
@@ -53,3 +53,35 @@ def test_the_command_refuses_a_folder_that_is_not_a_synth_set(tmp_path: Path, ca
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--out", str(tmp_path / "out")])
     assert "not a tableref synth set" in capsys.readouterr().err
+
+
+def test_a_mosaic_sets_four_scenes_side_by_side_with_their_labels(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "images").mkdir(parents=True)
+    rows = []
+    for k in range(5):  # the fifth scene makes no mosaic on its own
+        frame = np.full((100, 120, 3), 40 * k, np.uint8)
+        cv2.imwrite(str(src / "images" / f"{k}.png"), frame)
+        rows.append({"image": f"images/{k}.png", "width": 120, "height": 100,
+                     "objects": [{"kind": "die", "face": str(k + 1), "colour": None, "box": [10, 20, 30, 40], "score": 1.0}]})
+    (src / "annotations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert write_mosaics(src, tmp_path / "wide") == 1
+    (item,) = load_dataset(tmp_path / "wide")
+    assert (item.width, item.height) == (240, 200)
+    assert [(d.face, d.box) for d in item.dice()] == [
+        ("1", (10.0, 20.0, 30.0, 40.0)), ("2", (130.0, 20.0, 150.0, 40.0)),
+        ("3", (10.0, 120.0, 30.0, 140.0)), ("4", (130.0, 120.0, 150.0, 140.0))]
+    image = cv2.imread(str(item.path))
+    assert abs(int(image[150, 200, 0]) - 120) <= 3  # the fourth scene (40 * 3) lies bottom right
+
+
+def test_a_mosaic_needs_scenes_of_one_size(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "images").mkdir(parents=True)
+    rows = []
+    for k, w in enumerate((120, 120, 120, 160)):
+        cv2.imwrite(str(src / "images" / f"{k}.png"), np.zeros((100, w, 3), np.uint8))
+        rows.append({"image": f"images/{k}.png", "width": w, "height": 100, "objects": []})
+    (src / "annotations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ValueError, match="one size"):
+        write_mosaics(src, tmp_path / "wide")
