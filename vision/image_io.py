@@ -41,7 +41,7 @@ def decode_image(data: bytes) -> np.ndarray:
                     raise UnreadableImage(f"image too large ({im.width}x{im.height})")
                 im.load()
                 im = ImageOps.exif_transpose(im)
-                rgb = im.convert("RGB")
+                rgb = _eight_bit(im).convert("RGB")
     except UnidentifiedImageError:
         raise UnreadableImage("not a recognised image format") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
@@ -57,6 +57,18 @@ def decode_image(data: bytes) -> np.ndarray:
     if arr.ndim != 3 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise UnreadableImage("image has no pixels")
     return np.ascontiguousarray(arr[:, :, ::-1])
+
+
+def _eight_bit(im: Image.Image) -> Image.Image:
+    """``im`` with 16-bit grey levels scaled to 8 bits. Pillow's own conversion clips them
+    at 255, which turns a 16-bit grey PNG (a machine-vision camera's, a scanner's) white."""
+    if im.mode not in _SIXTEEN_BIT_GREY:
+        return im
+    grey = np.asarray(im, dtype=np.float32) * (255.0 / 65535.0)
+    return Image.fromarray(np.clip(grey + 0.5, 0, 255).astype(np.uint8), mode="L")
+
+
+_SIXTEEN_BIT_GREY = frozenset({"I;16", "I;16L", "I;16B", "I;16N", "I"})
 
 
 def read_image(path: Path | str) -> np.ndarray:
