@@ -82,12 +82,11 @@ class DetectorSpec:
     zoom_in_below: int | None = None
 
     def __post_init__(self) -> None:
-        if self.zoom_in_below is not None and not 0 < self.zoom_in_below <= self.imgsz:
-            raise ManifestError(f"detector {self.file}: zoom_in_below must be a side in input pixels, 1 to "
-                                f"{self.imgsz}, got {self.zoom_in_below}")
-        if self.zoom_out_above is not None and not 0 < self.zoom_out_above <= self.imgsz:
-            raise ManifestError(f"detector {self.file}: zoom_out_above must be a side in input pixels, 1 to "
-                                f"{self.imgsz}, got {self.zoom_out_above}")
+        for name in ("zoom_out_above", "zoom_in_below"):
+            side = getattr(self, name)
+            if side is not None and not 0 < side <= self.imgsz:
+                raise ManifestError(f"detector {self.file}: {name} must be a side in input pixels, 1 to "
+                                    f"{self.imgsz}, got {side}")
         if self.photo_imgsz is not None and (self.photo_imgsz <= 0 or self.photo_imgsz % self.stride):
             raise ManifestError(f"detector {self.file}: photo_imgsz must be a positive multiple of the stride "
                                 f"{self.stride}, got {self.photo_imgsz}")

@@ -48,14 +48,18 @@ def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFo
     return BoxesFound(boxes[ok], conf[ok])
 
 
-def zoomed_out(spec: DetectorSpec) -> DetectorSpec:
-    """``spec`` at half its input size, for the zoomed-out pass (the letterbox pads the
-    input to the stride).
+def at_imgsz(spec: DetectorSpec, imgsz: int) -> DetectorSpec:
+    """``spec`` at another input size, for a zoomed-out or zoomed-in pass (which makes no
+    further pass of its own; the letterbox pads the input to the stride).
 
-    >>> zoomed_out(DetectorSpec(imgsz=416)).imgsz
-    208
+    >>> at_imgsz(DetectorSpec(imgsz=416, zoom_out_above=48), 208).zoom_out_above is None
+    True
     """
-    return replace(spec, imgsz=max(spec.stride, spec.imgsz // 2), photo_imgsz=None, zoom_out_above=None, zoom_in_below=None)
+    return replace(spec, imgsz=imgsz, photo_imgsz=None, zoom_out_above=None, zoom_in_below=None)
+
+
+def _half(spec: DetectorSpec) -> int:
+    return max(spec.stride, spec.imgsz // 2)
 
 
 def detect_zoomed_out(
@@ -83,15 +87,9 @@ def detect_zoomed_out(
     per_px = spec.imgsz / max(image.shape[:2])
     if len(first.boxes) and float(np.median(_sides(first.boxes))) * per_px < spec.zoom_out_above:
         return first
-    second = detect_boxes(model, zoomed_out(spec), image)
+    second = detect_boxes(model, at_imgsz(spec, _half(spec)), image)
     add = (_sides(second.boxes) * per_px >= spec.zoom_out_above * 4 / 3) & (second.scores >= spec.sure_threshold)
-    add &= ~holds_a_card(second.boxes, cards)
-    if not add.any():
-        return first
-    boxes = np.concatenate([first.boxes, second.boxes[add]])
-    scores = np.concatenate([first.scores, second.scores[add]])
-    idx = nms(boxes, scores, spec.iou_threshold, spec.max_det)
-    return BoxesFound(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+    return _merged(spec, first, second, add & ~holds_a_card(second.boxes, cards))
 
 
 def detect_zoomed_in(model: Model, spec: DetectorSpec, image: np.ndarray, found: BoxesFound) -> BoxesFound:
@@ -114,23 +112,18 @@ def detect_zoomed_in(model: Model, spec: DetectorSpec, image: np.ndarray, found:
     # the largest, so a tenth of small boxes already says the photo is wide.
     if len(found.boxes) and float(np.quantile(_sides(found.boxes), 0.1)) * per_px >= spec.zoom_in_below:
         return found
-    closer = detect_boxes(model, zoomed_in(spec), image)
-    add = closer.scores >= spec.sure_threshold
+    closer = detect_boxes(model, at_imgsz(spec, 2 * spec.imgsz), image)
+    return _merged(spec, found, closer, closer.scores >= spec.sure_threshold)
+
+
+def _merged(spec: DetectorSpec, found: BoxesFound, other: BoxesFound, add: np.ndarray) -> BoxesFound:
+    """``found`` and the ``add`` boxes of another pass, through NMS together."""
     if not add.any():
         return found
-    boxes = np.concatenate([found.boxes, closer.boxes[add]])
-    scores = np.concatenate([found.scores, closer.scores[add]])
+    boxes = np.concatenate([found.boxes, other.boxes[add]])
+    scores = np.concatenate([found.scores, other.scores[add]])
     idx = nms(boxes, scores, spec.iou_threshold, spec.max_det)
     return BoxesFound(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
-
-
-def zoomed_in(spec: DetectorSpec) -> DetectorSpec:
-    """``spec`` at twice its input size, for the zoomed-in pass on wide photos.
-
-    >>> zoomed_in(DetectorSpec(imgsz=416)).imgsz
-    832
-    """
-    return replace(spec, imgsz=2 * spec.imgsz, photo_imgsz=None, zoom_out_above=None, zoom_in_below=None)
 
 
 def holds_a_card(boxes: np.ndarray, cards: Sequence[Detection]) -> np.ndarray:
@@ -310,9 +303,8 @@ def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) 
     prepare = getattr(model, "prepare", None)
     if prepare is not None:
         prepare((1, 3, *letterbox_shape(height, width, spec.imgsz, spec.stride)))
-        if spec.zoom_out_above is not None:  # compiled now, not on the first close-up frame
-            half = zoomed_out(spec)
-            prepare((1, 3, *letterbox_shape(height, width, half.imgsz, half.stride)))
+        # The other passes' shapes are compiled now, not on the first close-up or wide photo.
+        if spec.zoom_out_above is not None:
+            prepare((1, 3, *letterbox_shape(height, width, _half(spec), spec.stride)))
         if spec.zoom_in_below is not None and max(height, width) >= 4 * spec.imgsz:
-            double = zoomed_in(spec)
-            prepare((1, 3, *letterbox_shape(height, width, double.imgsz, double.stride)))
+            prepare((1, 3, *letterbox_shape(height, width, 2 * spec.imgsz, spec.stride)))
