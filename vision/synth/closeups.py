@@ -69,30 +69,21 @@ def write_close_ups(src: Path, out: Path, zoom: float, quality: int = 92) -> tup
     """Cut a close-up from each scene of the synthetic set ``src`` into ``out`` (images and
     ``annotations.jsonl``); returns (scenes written, scenes left out)."""
     (out / "images").mkdir(parents=True, exist_ok=True)
-    rows, skipped = [], 0
-    for line in (src / ANNOTATIONS).read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        scene = json.loads(line)
-        boxes = [o["box"] for o in scene["objects"]]
-        win = window_for(boxes, int(scene["width"]), int(scene["height"]), zoom)
+    scenes = _scenes(src)
+    rows = []
+    for scene in scenes:
+        win = window_for([o["box"] for o in scene["objects"]], int(scene["width"]), int(scene["height"]), zoom)
         if win is None:
-            skipped += 1
             continue
         x0, y0, w, h = win
-        image = cv2.imread(str(src / scene["image"]), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {src / scene['image']}")
         name = "images/" + Path(scene["image"]).name
         jpeg = name.lower().endswith((".jpg", ".jpeg"))
-        cv2.imwrite(str(out / name), image[y0:y0 + h, x0:x0 + w], [cv2.IMWRITE_JPEG_QUALITY, quality] if jpeg else [])
-        objects = [dict(o, box=[o["box"][0] - x0, o["box"][1] - y0, o["box"][2] - x0, o["box"][3] - y0])
-                   for o in scene["objects"] if _inside(o["box"], x0, y0, w, h)]
+        crop = _image(src, scene)[y0:y0 + h, x0:x0 + w]
+        cv2.imwrite(str(out / name), crop, [cv2.IMWRITE_JPEG_QUALITY, quality] if jpeg else [])
+        objects = [_moved(o, -x0, -y0) for o in scene["objects"] if _inside(o["box"], x0, y0, w, h)]
         rows.append(dict(scene, image=name, width=w, height=h, objects=objects))
-    with open(out / ANNOTATIONS, "w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return len(rows), skipped
+    _write_annotations(out, rows)
+    return len(rows), len(scenes) - len(rows)
 
 
 def write_mosaics(src: Path, out: Path, quality: int = 92) -> int:
@@ -100,7 +91,7 @@ def write_mosaics(src: Path, out: Path, quality: int = 92) -> int:
     ``out``: a wide photo whose dice are half as large in the frame. Returns the photos
     written (a last group of fewer than four scenes is left out)."""
     (out / "images").mkdir(parents=True, exist_ok=True)
-    scenes = [json.loads(line) for line in (src / ANNOTATIONS).read_text(encoding="utf-8").splitlines() if line.strip()]
+    scenes = _scenes(src)
     rows = []
     for k in range(len(scenes) // 4):
         group = scenes[4 * k: 4 * k + 4]
@@ -111,19 +102,36 @@ def write_mosaics(src: Path, out: Path, quality: int = 92) -> int:
         objects = []
         for q, scene in enumerate(group):
             ox, oy = (q % 2) * w, (q // 2) * h
-            image = cv2.imread(str(src / scene["image"]), cv2.IMREAD_COLOR)
-            if image is None:
-                raise OSError(f"cannot read {src / scene['image']}")
-            canvas[oy:oy + h, ox:ox + w] = image
-            objects += [dict(o, box=[o["box"][0] + ox, o["box"][1] + oy, o["box"][2] + ox, o["box"][3] + oy])
-                        for o in scene["objects"]]
+            canvas[oy:oy + h, ox:ox + w] = _image(src, scene)
+            objects += [_moved(o, ox, oy) for o in scene["objects"]]
         name = f"images/m{k:04d}.jpg"
         cv2.imwrite(str(out / name), canvas, [cv2.IMWRITE_JPEG_QUALITY, quality])
         rows.append({"image": name, "width": 2 * w, "height": 2 * h, "objects": objects})
+    _write_annotations(out, rows)
+    return len(rows)
+
+
+def _scenes(src: Path) -> list[dict]:
+    lines = (src / ANNOTATIONS).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _image(src: Path, scene: dict) -> np.ndarray:
+    image = cv2.imread(str(src / scene["image"]), cv2.IMREAD_COLOR)
+    if image is None:
+        raise OSError(f"cannot read {src / scene['image']}")
+    return image
+
+
+def _moved(obj: dict, dx: float, dy: float) -> dict:
+    x0, y0, x1, y1 = obj["box"]
+    return dict(obj, box=[x0 + dx, y0 + dy, x1 + dx, y1 + dy])
+
+
+def _write_annotations(out: Path, rows: list[dict]) -> None:
     with open(out / ANNOTATIONS, "w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return len(rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
