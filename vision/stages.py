@@ -67,7 +67,7 @@ def detect_zoomed_out(
 ) -> BoxesFound:
     """:func:`detect_boxes`, and a second pass at half the input size when the dice found
     are too large for the detector (``spec.zoom_out_above``), or, with ``when_empty``, when
-    none was found at all.
+    none was found at all. The card reader zooms out the same way for corner indices.
 
     The detector was trained on dice up to about 70 px at its input. In a close-up photo
     (dice an eighth of the frame or more) it misses many of them or cuts them up. Halved,

@@ -13,6 +13,7 @@ from vision.card_reader import CardReader, merge_corners
 from vision.detections import CARD_RANKS, NOT_AN_INDEX, Detection
 from vision.manifest import ClassifierSpec, ManifestError
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, load_reader
+from vision.stages import SECOND_LOOK
 
 
 def frame() -> np.ndarray:
@@ -362,7 +363,7 @@ def _reader_seeing(boxes, readings) -> CardReader:
 
     reader = tc.fake_card_reader(threshold=0.8)
     ranks, suits = zip(*(_probs(*r) for r in readings))
-    reader.detect = lambda image: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
+    reader.detect = lambda image, when_empty=False: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
     reader.classify = lambda image, b: (np.array(ranks), np.array(suits))  # type: ignore[method-assign]
     return reader
 
@@ -515,3 +516,87 @@ def test_load_reader_picks_up_a_suit_specialist_and_checks_its_hash(tmp_path):
     (models / "card-suit-specialist.onnx").write_bytes(b"not the file")
     with pytest.raises(ManifestError, match="does not match the sha256"):
         load_reader(models)
+
+
+# -- close-ups: indices too large for the detector ------------------------------------------
+
+class _LargeIndexDetector:
+    """Finds one large corner index (150 px in a 640x480 frame) only when the frame is
+    letterboxed to half the tiny reader's input size, as the real detector finds indices
+    only up to about 64 px at its input; notes each call's input shape."""
+
+    backend, version = "numpy", "test"
+    BOX = (100.0, 100.0, 190.0, 250.0)
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[int, ...]] = []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        from vision.boxes import letterbox
+
+        self.shapes.append(tuple(x.shape))
+        rows = []
+        if max(x.shape[2:]) < tiny.IMGSZ:
+            lb = letterbox(np.zeros((tiny.FRAME_H, tiny.FRAME_W, 3), np.uint8), tiny.IMGSZ // 2)
+            x0, y0, x1, y1 = self.BOX
+            rows.append([(x0 + x1) / 2 * lb.scale + lb.pad_x, (y0 + y1) / 2 * lb.scale + lb.pad_y,
+                         (x1 - x0) * lb.scale, (y1 - y0) * lb.scale, 0.9])
+        return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
+
+
+def _zooming_card_reader(zoom_out_above: int | None) -> tuple[CardReader, _LargeIndexDetector]:
+    from dataclasses import replace
+
+    m = tc.manifest()
+    det = _LargeIndexDetector()
+    return CardReader(replace(m, detector=replace(m.detector, zoom_out_above=zoom_out_above)), det, tc.FakeCardClassifier()), det
+
+
+def test_a_photo_whose_indices_are_too_large_for_the_detector_is_looked_at_zoomed_out():
+    reader, det = _zooming_card_reader(32)
+    indices, cards = reader.read(frame(), when_empty=True)
+    assert [tuple(round(v) for v in i.box) for i in indices] == [_LargeIndexDetector.BOX]
+    assert len(cards) == 1
+    assert [s[3] for s in det.shapes] == [tiny.IMGSZ, 224]  # half of 416, padded to the stride
+
+
+def test_a_live_frame_without_indices_or_a_reader_without_the_setting_is_detected_once():
+    live, det = _zooming_card_reader(32)
+    assert live.read(frame()) == ((), ())  # a live frame with no index is a dice table or an empty one
+    assert len(det.shapes) == 1
+    off, det = _zooming_card_reader(None)
+    assert off.read(frame(), when_empty=True) == ((), ())
+    assert len(det.shapes) == 1
+
+
+def test_only_a_photo_looks_for_cards_again_zoomed_out():
+    from tests.vision.tiny_reader import FakeClassifier, FakeDetector
+
+    cards, det = _zooming_card_reader(32)
+    reader = DiceReader(tiny.manifest(), FakeDetector(), FakeClassifier(), cards=cards)
+    assert reader.read(frame()).cards() == ()
+    assert len(reader.with_look(SECOND_LOOK).read(frame()).cards()) == 1
+    assert [s[3] for s in det.shapes] == [tiny.IMGSZ, tiny.IMGSZ, 224]
+
+
+@pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
+def test_committed_card_reader_reads_a_close_up_whose_indices_it_misses_at_full_size():
+    """A quarter of a 2560x1920 render (validation seed 71, scene 8): two cards whose indices
+    are about 100 px at the photo size, larger than any the detector learnt. The committed
+    manifest's zoomed-out look finds and reads both; without it none is found."""
+    from dataclasses import replace
+
+    from vision.synth.card_scene import CardSceneConfig, render_card_scene
+    from vision.synth.closeups import window_for
+    from vision.synth.writer import scene_rng
+
+    scene = render_card_scene(scene_rng(71, 8), CardSceneConfig(width=2560, height=1920))
+    x0, y0, w, h = window_for([o.box for o in scene.objects], 2560, 1920, 4.0)
+    close_up = np.ascontiguousarray(scene.image[y0:y0 + h, x0:x0 + w])
+    cards = load_reader(cards=True).with_card_imgsz(None).cards
+    assert cards is not None and cards.manifest.detector.zoom_out_above == 32  # chosen on validation renders
+    sure = sorted(c.face for c in cards.read(close_up, when_empty=True)[1] if not c.uncertain)
+    assert sure == ["4S", "9C"]
+    blind = CardReader(replace(cards.manifest, detector=replace(cards.manifest.detector, zoom_out_above=None)),
+                       cards.detector, cards.classifier, cards.threshold, specialists=cards.specialists)
+    assert blind.read(close_up, when_empty=True) == ((), ())
