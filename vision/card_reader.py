@@ -47,7 +47,7 @@ from vision.backends import Model
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
-from vision.stages import BoxesFound, classify_crops, detect_zoomed_out, prepare_detector
+from vision.stages import BoxesFound, classify_crops, detect_zoomed_in, detect_zoomed_out, prepare_detector
 
 # A box is dropped when the classifier finds it more likely no index than any index at all.
 # Not "when no index is the likeliest class": an unclear index spreads its probability over
@@ -146,12 +146,15 @@ class CardReader:
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
 
-    def detect(self, image: np.ndarray, when_empty: bool = False) -> BoxesFound:
+    def detect(self, image: np.ndarray, photo: bool = False) -> BoxesFound:
         """Corner-index boxes in ``image`` after confidence filtering and NMS, and a
-        zoomed-out look when the indices are too large for the detector (a close-up photo;
-        :func:`~vision.stages.detect_zoomed_out`), or, with ``when_empty`` (photos), when
-        none was found."""
-        return detect_zoomed_out(self.detector, self.manifest.detector, image, when_empty=when_empty)
+        zoomed-out look when the indices are too large for the detector (a close-up;
+        :func:`~vision.stages.detect_zoomed_out`). A ``photo`` is also looked at zoomed out
+        when no index was found, and zoomed in when it is large and its indices small for
+        the detector (a wide photo; :func:`~vision.stages.detect_zoomed_in`)."""
+        spec = self.manifest.detector
+        found = detect_zoomed_out(self.detector, spec, image, when_empty=photo)
+        return detect_zoomed_in(self.detector, spec, image, found) if photo else found
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities for each index box (one batched call), the mean over
@@ -200,7 +203,7 @@ class CardReader:
             )
         return rows, tuple(out)
 
-    def read(self, image: np.ndarray, when_empty: bool = False) -> tuple[tuple[Detection, ...], tuple[Detection, ...]]:
+    def read(self, image: np.ndarray, photo: bool = False) -> tuple[tuple[Detection, ...], tuple[Detection, ...]]:
         """The corner indices of a BGR frame one by one (:meth:`read_indices`), and the cards
         they make, one object per card (:func:`group_corners`, with the frame).
 
@@ -212,10 +215,9 @@ class CardReader:
         else uncertain, never two cards (see the model card, *One card, two corners*); a
         sure 5S and an unsure 5C make an uncertain 5S.
 
-        ``when_empty`` (a photo): a frame where no index is found is looked at again zoomed
-        out, as :meth:`detect` does.
+        A ``photo`` may be looked at again zoomed out or in (:meth:`detect`).
         """
-        found = self.detect(image, when_empty)
+        found = self.detect(image, photo)
         rank_p, suit_p = self.classify(image, found.boxes)
         rows, indices = self._label_rows(found.boxes, rank_p, suit_p, found.scores)
         cards = []

@@ -303,7 +303,7 @@ class DiceReader:
         indices: tuple[Detection, ...] = ()
         cards: tuple[Detection, ...] = ()
         if self.cards is not None:
-            indices, cards = self.cards.read(image, when_empty=self.second_look is not None)  # a photo
+            indices, cards = self.cards.read(image, photo=self.second_look is not None)
         found = self.detect(image, (*indices, *cards))
         face_p, colour_p = self.classify(image, found.boxes)
         objects = [*self.label_dice(found.boxes, face_p, colour_p, found.scores), *cards]

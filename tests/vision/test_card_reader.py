@@ -363,7 +363,7 @@ def _reader_seeing(boxes, readings) -> CardReader:
 
     reader = tc.fake_card_reader(threshold=0.8)
     ranks, suits = zip(*(_probs(*r) for r in readings))
-    reader.detect = lambda image, when_empty=False: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
+    reader.detect = lambda image, photo=False: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
     reader.classify = lambda image, b: (np.array(ranks), np.array(suits))  # type: ignore[method-assign]
     return reader
 
@@ -554,7 +554,7 @@ def _zooming_card_reader(zoom_out_above: int | None) -> tuple[CardReader, _Large
 
 def test_a_photo_whose_indices_are_too_large_for_the_detector_is_looked_at_zoomed_out():
     reader, det = _zooming_card_reader(32)
-    indices, cards = reader.read(frame(), when_empty=True)
+    indices, cards = reader.read(frame(), photo=True)
     assert [tuple(round(v) for v in i.box) for i in indices] == [_LargeIndexDetector.BOX]
     assert len(cards) == 1
     assert [s[3] for s in det.shapes] == [tiny.IMGSZ, 224]  # half of 416, padded to the stride
@@ -565,7 +565,7 @@ def test_a_live_frame_without_indices_or_a_reader_without_the_setting_is_detecte
     assert live.read(frame()) == ((), ())  # a live frame with no index is a dice table or an empty one
     assert len(det.shapes) == 1
     off, det = _zooming_card_reader(None)
-    assert off.read(frame(), when_empty=True) == ((), ())
+    assert off.read(frame(), photo=True) == ((), ())
     assert len(det.shapes) == 1
 
 
@@ -595,8 +595,65 @@ def test_committed_card_reader_reads_a_close_up_whose_indices_it_misses_at_full_
     close_up = np.ascontiguousarray(scene.image[y0:y0 + h, x0:x0 + w])
     cards = load_reader(cards=True).with_card_imgsz(None).cards
     assert cards is not None and cards.manifest.detector.zoom_out_above == 32  # chosen on validation renders
-    sure = sorted(c.face for c in cards.read(close_up, when_empty=True)[1] if not c.uncertain)
+    sure = sorted(c.face for c in cards.read(close_up, photo=True)[1] if not c.uncertain)
     assert sure == ["4S", "9C"]
     blind = CardReader(replace(cards.manifest, detector=replace(cards.manifest.detector, zoom_out_above=None)),
                        cards.detector, cards.classifier, cards.threshold, specialists=cards.specialists)
-    assert blind.read(close_up, when_empty=True) == ((), ())
+    assert blind.read(close_up, photo=True) == ((), ())
+
+
+class _SmallIndexDetector(_LargeIndexDetector):
+    """Finds one 40 px index of a 1800x2400 photo only when the photo is letterboxed to
+    twice the tiny reader's input size (at 416 it would be 7 px, under what the real
+    detector finds)."""
+
+    BOX = (1000.0, 800.0, 1030.0, 840.0)
+    SHAPE = (1800, 2400)
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        from vision.boxes import letterbox
+
+        self.shapes.append(tuple(x.shape))
+        rows = []
+        if max(x.shape[2:]) >= 2 * tiny.IMGSZ:
+            lb = letterbox(np.zeros((*self.SHAPE, 3), np.uint8), 2 * tiny.IMGSZ)
+            x0, y0, x1, y1 = self.BOX
+            rows.append([(x0 + x1) / 2 * lb.scale + lb.pad_x, (y0 + y1) / 2 * lb.scale + lb.pad_y,
+                         (x1 - x0) * lb.scale, (y1 - y0) * lb.scale, 0.9])
+        return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
+
+
+def test_a_wide_photo_whose_indices_are_too_small_for_the_detector_is_looked_at_zoomed_in():
+    from dataclasses import replace
+
+    m = tc.manifest()
+    det = _SmallIndexDetector()
+    reader = CardReader(replace(m, detector=replace(m.detector, zoom_out_above=32, zoom_in_below=12)), det, tc.FakeCardClassifier())
+    photo = np.zeros((*_SmallIndexDetector.SHAPE, 3), np.uint8)
+    assert [tuple(round(v) for v in i.box) for i in reader.read(photo, photo=True)[0]] == [_SmallIndexDetector.BOX]
+    assert [s[3] for s in det.shapes] == [416, 224, 832]  # nothing found: zoomed out, then in
+    det.shapes.clear()
+    assert reader.read(photo) == ((), ())  # a live frame is never looked at closer
+    assert [s[3] for s in det.shapes] == [416]
+
+
+@pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
+def test_committed_card_reader_reads_a_wide_photo_whose_indices_it_misses_at_the_photo_size():
+    """A 2560x1920 render (validation seed 71, scene 6) set four times side by side: a
+    5120x3840 photo whose indices are about 6 px at the photo size of 704. The committed
+    manifest's closer look reads all twelve surely; without it none is read surely."""
+    from dataclasses import replace
+
+    from vision.synth.card_scene import CardSceneConfig, render_card_scene
+    from vision.synth.writer import scene_rng
+
+    scene = render_card_scene(scene_rng(71, 6), CardSceneConfig(width=2560, height=1920))
+    wide = np.vstack([np.hstack([scene.image, scene.image])] * 2)
+    cards = load_reader(cards=True).with_card_imgsz(None).cards
+    assert cards is not None and cards.manifest.detector.zoom_in_below == 12  # chosen on validation mosaics
+    sure = [i.face for i in cards.read(wide, photo=True)[0] if not i.uncertain]
+    assert len(sure) == 4 * len(scene.objects) == 12
+    assert sorted(set(sure)) == sorted({o.face for o in scene.objects}) == ["6H", "AS"]
+    blind = CardReader(replace(cards.manifest, detector=replace(cards.manifest.detector, zoom_in_below=None)),
+                       cards.detector, cards.classifier, cards.threshold, specialists=cards.specialists)
+    assert not [i for i in blind.read(wide, photo=True)[0] if not i.uncertain]
