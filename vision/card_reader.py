@@ -47,7 +47,7 @@ from vision.backends import Model
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
-from vision.stages import BoxesFound, classify_crops, detect_zoomed_in, detect_zoomed_out, prepare_detector
+from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_detector
 
 # A box is dropped when the classifier finds it more likely no index than any index at all.
 # Not "when no index is the likeliest class": an unclear index spreads its probability over
@@ -152,9 +152,7 @@ class CardReader:
         :func:`~vision.stages.detect_zoomed_out`). A ``photo`` is also looked at zoomed out
         when no index was found, and zoomed in when it is large and its indices small for
         the detector (a wide photo; :func:`~vision.stages.detect_zoomed_in`)."""
-        spec = self.manifest.detector
-        found = detect_zoomed_out(self.detector, spec, image, when_empty=photo)
-        return detect_zoomed_in(self.detector, spec, image, found) if photo else found
+        return detect_at_scale(self.detector, self.manifest.detector, image, photo)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities for each index box (one batched call), the mean over

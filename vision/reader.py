@@ -41,8 +41,7 @@ from vision.stages import (
     MIN_BOX_SIDE,
     BoxesFound,
     classify_crops,
-    detect_zoomed_in,
-    detect_zoomed_out,
+    detect_at_scale,
     prepare_detector,
     Look,
     ask_specialist,
@@ -196,10 +195,7 @@ class DiceReader:
         what holds one of ``cards``, the cards found in the frame. A large photo whose dice
         are too small for the detector is looked at closer
         (:func:`~vision.stages.detect_zoomed_in`); a live frame never is."""
-        photo = self.second_look is not None
-        spec = self.manifest.detector
-        found = detect_zoomed_out(self.detector, spec, image, when_empty=photo, cards=cards)
-        return detect_zoomed_in(self.detector, spec, image, found) if photo else found
+        return detect_at_scale(self.detector, self.manifest.detector, image, self.second_look is not None, cards)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one

@@ -67,7 +67,7 @@ def detect_zoomed_out(
 ) -> BoxesFound:
     """:func:`detect_boxes`, and a second pass at half the input size when the dice found
     are too large for the detector (``spec.zoom_out_above``), or, with ``when_empty``, when
-    none was found at all. The card reader zooms out the same way for corner indices.
+    none was found at all.
 
     The detector was trained on dice up to about 70 px at its input. In a close-up photo
     (dice an eighth of the frame or more) it misses many of them or cuts them up. Halved,
@@ -114,6 +114,16 @@ def detect_zoomed_in(model: Model, spec: DetectorSpec, image: np.ndarray, found:
         return found
     closer = detect_boxes(model, at_imgsz(spec, 2 * spec.imgsz), image)
     return _merged(spec, found, closer, closer.scores >= spec.sure_threshold)
+
+
+def detect_at_scale(
+    model: Model, spec: DetectorSpec, image: np.ndarray, photo: bool, cards: Sequence[Detection] = (),
+) -> BoxesFound:
+    """What a reader's detector finds: :func:`detect_zoomed_out`, which on a ``photo`` also
+    looks again when nothing was found, then, on a photo only, :func:`detect_zoomed_in`.
+    The dice and card readers both detect this way, each with its own ``spec``."""
+    found = detect_zoomed_out(model, spec, image, when_empty=photo, cards=cards)
+    return detect_zoomed_in(model, spec, image, found) if photo else found
 
 
 def _merged(spec: DetectorSpec, found: BoxesFound, other: BoxesFound, add: np.ndarray) -> BoxesFound:

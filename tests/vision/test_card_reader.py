@@ -544,6 +544,15 @@ class _LargeIndexDetector:
         return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
 
 
+def _without(cards: CardReader, **detector: object) -> CardReader:
+    """``cards`` with some of its detector's settings changed (say, a pass turned off)."""
+    from dataclasses import replace
+
+    spec = replace(cards.manifest.detector, **detector)
+    return CardReader(replace(cards.manifest, detector=spec), cards.detector, cards.classifier, cards.threshold,
+                      specialists=cards.specialists)
+
+
 def _zooming_card_reader(zoom_out_above: int | None) -> tuple[CardReader, _LargeIndexDetector]:
     from dataclasses import replace
 
@@ -584,7 +593,6 @@ def test_committed_card_reader_reads_a_close_up_whose_indices_it_misses_at_full_
     """A quarter of a 2560x1920 render (validation seed 71, scene 8): two cards whose indices
     are about 100 px at the photo size, larger than any the detector learnt. The committed
     manifest's zoomed-out look finds and reads both; without it none is found."""
-    from dataclasses import replace
 
     from vision.synth.card_scene import CardSceneConfig, render_card_scene
     from vision.synth.closeups import window_for
@@ -597,9 +605,7 @@ def test_committed_card_reader_reads_a_close_up_whose_indices_it_misses_at_full_
     assert cards is not None and cards.manifest.detector.zoom_out_above == 32  # chosen on validation renders
     sure = sorted(c.face for c in cards.read(close_up, photo=True)[1] if not c.uncertain)
     assert sure == ["4S", "9C"]
-    blind = CardReader(replace(cards.manifest, detector=replace(cards.manifest.detector, zoom_out_above=None)),
-                       cards.detector, cards.classifier, cards.threshold, specialists=cards.specialists)
-    assert blind.read(close_up, photo=True) == ((), ())
+    assert _without(cards, zoom_out_above=None).read(close_up, photo=True) == ((), ())
 
 
 class _SmallIndexDetector(_LargeIndexDetector):
@@ -642,7 +648,6 @@ def test_committed_card_reader_reads_a_wide_photo_whose_indices_it_misses_at_the
     """A 2560x1920 render (validation seed 71, scene 6) set four times side by side: a
     5120x3840 photo whose indices are about 6 px at the photo size of 704. The committed
     manifest's closer look reads all twelve surely; without it none is read surely."""
-    from dataclasses import replace
 
     from vision.synth.card_scene import CardSceneConfig, render_card_scene
     from vision.synth.writer import scene_rng
@@ -654,6 +659,4 @@ def test_committed_card_reader_reads_a_wide_photo_whose_indices_it_misses_at_the
     sure = [i.face for i in cards.read(wide, photo=True)[0] if not i.uncertain]
     assert len(sure) == 4 * len(scene.objects) == 12
     assert sorted(set(sure)) == sorted({o.face for o in scene.objects}) == ["6H", "AS"]
-    blind = CardReader(replace(cards.manifest, detector=replace(cards.manifest.detector, zoom_in_below=None)),
-                       cards.detector, cards.classifier, cards.threshold, specialists=cards.specialists)
-    assert not [i for i in blind.read(wide, photo=True)[0] if not i.uncertain]
+    assert not [i for i in _without(cards, zoom_in_below=None).read(wide, photo=True)[0] if not i.uncertain]
