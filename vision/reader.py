@@ -188,6 +188,13 @@ class DiceReader:
             return self
         return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
 
+    @property
+    def reads_photos(self) -> bool:
+        """Whether this reader reads still photos (``tableref read``, ``tableref eval``): one
+        with a second look. Only photos get the detectors' extra passes for a frame with
+        nothing found and for a wide photo; a live frame is read without a look."""
+        return self.second_look is not None
+
     def detect(self, image: np.ndarray, cards: Sequence[Detection] = ()) -> BoxesFound:
         """Die boxes in ``image`` after confidence filtering and NMS, and a zoomed-out look when
         the dice are too large for the detector (:func:`~vision.stages.detect_zoomed_out`;
@@ -195,7 +202,7 @@ class DiceReader:
         what holds one of ``cards``, the cards found in the frame. A large photo whose dice
         are too small for the detector is looked at closer
         (:func:`~vision.stages.detect_zoomed_in`); a live frame never is."""
-        return detect_at_scale(self.detector, self.manifest.detector, image, self.second_look is not None, cards)
+        return detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one
@@ -299,7 +306,7 @@ class DiceReader:
         indices: tuple[Detection, ...] = ()
         cards: tuple[Detection, ...] = ()
         if self.cards is not None:
-            indices, cards = self.cards.read(image, photo=self.second_look is not None)
+            indices, cards = self.cards.read(image, photo=self.reads_photos)
         found = self.detect(image, (*indices, *cards))
         face_p, colour_p = self.classify(image, found.boxes)
         objects = [*self.label_dice(found.boxes, face_p, colour_p, found.scores), *cards]
