@@ -42,6 +42,7 @@ from vision.stages import (
     BoxesFound,
     classify_crops,
     detect_at_scale,
+    holds_a_card_index,
     prepare_detector,
     Look,
     ask_specialist,
@@ -201,8 +202,12 @@ class DiceReader:
         on a photo, one read with a look, also when no die was found). That look leaves out
         what holds one of ``cards``, the cards found in the frame. A large photo whose dice
         are too small for the detector is looked at closer
-        (:func:`~vision.stages.detect_zoomed_in`); a live frame never is."""
-        return detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
+        (:func:`~vision.stages.detect_zoomed_in`); a live frame never is. A box that holds a
+        corner index among ``cards`` four or more times smaller than itself is a card, and is
+        left out (:func:`~vision.stages.holds_a_card_index`)."""
+        found = detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
+        card = holds_a_card_index(found.boxes, cards)
+        return BoxesFound(found.boxes[~card], found.scores[~card]) if card.any() else found
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one

@@ -150,6 +150,53 @@ def holds_a_card(boxes: np.ndarray, cards: Sequence[Detection]) -> np.ndarray:
     return out
 
 
+INDEX_OF_A_CARD = 0.25
+"""A corner index is under a fifth of its card's long side; a die's box holding a whole index
+this much smaller than itself is that card (see :func:`holds_a_card_index`)."""
+
+
+def holds_a_card_index(boxes: np.ndarray, cards: Sequence[Detection], smaller: float = INDEX_OF_A_CARD) -> np.ndarray:
+    """Which ``boxes`` hold nine tenths or more of a sure corner index (or card) among
+    ``cards``, or of two unsure ones, whose side is under ``smaller`` times their own.
+
+    Such a box is a whole card that the dice detector took for a die: in a wide photo of a
+    card table a card shrinks to a die's size at the detector's input, and a pip card looks
+    like a die's face. A real die never holds a real index that small: one lying on an index
+    hides it, and one beside it holds at most part of it. But the card reader can take a
+    die's own pips for an index, unsure of it (a 6 held a 2S read at 0.13 on validation
+    renders), so one unsure index is not enough. A card found at two corners spans the
+    card: no die holds it.
+
+    >>> sure = Detection(kind="card", face="7D", colour=None, box=(110, 110, 120, 124), score=0.9)
+    >>> boxes = np.array([[100, 100, 180, 200], [105, 105, 135, 135]], np.float32)
+    >>> holds_a_card_index(boxes, [sure]).tolist()  # a card; a box not four times the index
+    [True, False]
+    >>> unsure = replace(sure, score=0.2, uncertain=True)
+    >>> other_corner = replace(unsure, box=(160, 176, 170, 190))
+    >>> holds_a_card_index(boxes, [unsure]).tolist(), holds_a_card_index(boxes, [unsure, other_corner]).tolist()
+    ([False, False], [True, False])
+    """
+    sure = np.zeros(len(boxes), bool)
+    unsure = np.zeros(len(boxes), np.int32)
+    if not len(boxes):
+        return sure
+    sides = _sides(boxes)
+    # A card seen at one corner is that index again, unsure when its face is seen twice.
+    seen: dict[tuple[float, ...], bool] = {}
+    for c in cards:
+        seen[c.box] = seen.get(c.box, False) or not c.uncertain
+    for (x1, y1, x2, y2), is_sure in seen.items():
+        area = max((x2 - x1) * (y2 - y1), 1e-6)
+        w = np.clip(np.minimum(boxes[:, 2], x2) - np.maximum(boxes[:, 0], x1), 0, None)
+        h = np.clip(np.minimum(boxes[:, 3], y2) - np.maximum(boxes[:, 1], y1), 0, None)
+        held = (w * h >= 0.9 * area) & (max(x2 - x1, y2 - y1) < smaller * sides)
+        if is_sure:
+            sure |= held
+        else:
+            unsure += held
+    return sure | (unsure >= 2)
+
+
 def _sides(boxes: np.ndarray) -> np.ndarray:
     return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
 

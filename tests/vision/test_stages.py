@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,7 @@ from vision.stages import (
     detect_boxes,
     detect_zoomed_in,
     detect_zoomed_out,
+    holds_a_card_index,
     second_look,
     view_boxes,
 )
@@ -325,6 +328,44 @@ def test_a_large_box_of_the_half_size_pass_on_a_card_is_left_out_before_nms() ->
     assert np.allclose(fan.boxes, [[90, 90, 215, 215]], atol=1.5)  # without the card, the fan wins
     found = detect_zoomed_out(model, zoom_spec(), frame, cards=[index])
     assert np.allclose(found.boxes, [[100, 100, 200, 200]], atol=1.5)
+
+
+def test_a_box_holding_a_small_card_index_is_a_card_not_a_die() -> None:
+    from tests.vision.tiny_reader import FakeClassifier
+    from vision.detections import Detection
+
+    # A whole card found as a 100 px "die", the index in its corner 20 px; a die of 40 px.
+    model = CloseUpDetector((480, 640), [((100, 100, 180, 200), 0.9, 0.0), ((300, 300, 340, 340), 0.9, 0.0)])
+    m = tiny.manifest()
+    reader = DiceReader(replace(m, detector=replace(m.detector, imgsz=416)), model, FakeClassifier())
+    frame = np.zeros((480, 640, 3), np.uint8)
+    index = Detection(kind="card", face="4S", colour=None, box=(105, 105, 117, 125), score=0.97)
+    lefts = lambda cards: sorted(round(b[0]) for b in reader.detect(frame, cards).boxes)  # noqa: E731
+    assert lefts([]) == [100, 300]
+    assert lefts([index]) == [300]
+    assert lefts([index, replace(index, uncertain=True)]) == [300]  # its card, flagged as a face seen twice
+    unsure = replace(index, score=0.2, uncertain=True)
+    assert lefts([unsure, unsure]) == [100, 300]  # one unsure index (listed again as its card) may be the die's own pips
+    assert lefts([unsure, replace(unsure, box=(160, 175, 172, 195))]) == [300]  # two corners: a card
+    assert lefts([replace(index, box=(290, 290, 310, 310))]) == [100, 300]  # half of it in the die's box: beside it
+
+
+@pytest.mark.skipif(not (Path(__file__).parents[2] / "models" / "card-reader.json").is_file(), reason="no card models")
+def test_the_committed_reader_reads_no_die_on_a_card_table_it_sees_whole() -> None:
+    """A 2560x1920 render of cards only (validation seed 71, scene 108): at the dice
+    detector's photo size a card is a die's size, and one is found as a sure 4. The card
+    reader finds its indices inside that box, so no die is read."""
+    from vision.reader import load_reader
+    from vision.synth.card_scene import CardSceneConfig, render_card_scene
+    from vision.synth.writer import scene_rng
+
+    scene = render_card_scene(scene_rng(71, 108), CardSceneConfig(width=2560, height=1920))
+    reader = load_reader(cards=True).with_look(SECOND_LOOK)
+    reading, indices = reader.read_detailed(scene.image)
+    assert [o.face for o in reading.objects if o.kind == "die"] == []
+    assert {o.face for o in reading.objects if o.kind == "card" and not o.uncertain} <= {"2C", "4S", "6D"}
+    stray = reader.detect(scene.image).boxes  # without the cards found
+    assert len(stray) and any(holds_a_card_index(stray, indices))
 
 
 def test_zoom_out_is_kept_in_the_manifest_only_when_set_and_must_fit_the_input() -> None:
