@@ -97,6 +97,21 @@ def area(boxes: np.ndarray) -> np.ndarray:
     return (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
 
 
+def intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise areas of overlap, shape ``(len(a), len(b))``.
+
+    >>> intersection_matrix(np.array([[0, 0, 2, 2]]), np.array([[1, 1, 3, 3], [5, 5, 6, 6]])).tolist()
+    [[1.0, 0.0]]
+    """
+    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    return (x2 - x1).clip(0) * (y2 - y1).clip(0)
+
+
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise IoU, shape ``(len(a), len(b))``.
 
@@ -107,11 +122,7 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)))
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
+    inter = intersection_matrix(a, b)
     union = area(a)[:, None] + area(b)[None, :] - inter
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
 

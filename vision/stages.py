@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 
 from vision.backends import Model
-from vision.boxes import letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.boxes import area, intersection_matrix, letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.crops import crop_batch
 from vision.detections import Detection
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
@@ -176,25 +176,17 @@ def holds_a_card_index(boxes: np.ndarray, cards: Sequence[Detection], smaller: f
     >>> holds_a_card_index(boxes, [unsure]).tolist(), holds_a_card_index(boxes, [unsure, other_corner]).tolist()
     ([False, False], [True, False])
     """
-    sure = np.zeros(len(boxes), bool)
-    unsure = np.zeros(len(boxes), np.int32)
-    if not len(boxes):
-        return sure
-    sides = _sides(boxes)
     # A card seen at one corner is that index again, unsure when its face is seen twice.
     seen: dict[tuple[float, ...], bool] = {}
     for c in cards:
         seen[c.box] = seen.get(c.box, False) or not c.uncertain
-    for (x1, y1, x2, y2), is_sure in seen.items():
-        area = max((x2 - x1) * (y2 - y1), 1e-6)
-        w = np.clip(np.minimum(boxes[:, 2], x2) - np.maximum(boxes[:, 0], x1), 0, None)
-        h = np.clip(np.minimum(boxes[:, 3], y2) - np.maximum(boxes[:, 1], y1), 0, None)
-        held = (w * h >= 0.9 * area) & (max(x2 - x1, y2 - y1) < smaller * sides)
-        if is_sure:
-            sure |= held
-        else:
-            unsure += held
-    return sure | (unsure >= 2)
+    if not len(boxes) or not seen:
+        return np.zeros(len(boxes), bool)
+    index = np.array(list(seen), np.float64)
+    sure = np.array(list(seen.values()))
+    held = (intersection_matrix(boxes, index) >= 0.9 * area(index)[None]) & (
+        _sides(index)[None] < smaller * _sides(boxes)[:, None])
+    return held[:, sure].any(axis=1) | (held[:, ~sure].sum(axis=1) >= 2)
 
 
 def _sides(boxes: np.ndarray) -> np.ndarray:
