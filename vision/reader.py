@@ -203,8 +203,8 @@ class DiceReader:
         what holds one of ``cards``, the cards found in the frame. A large photo whose dice
         are too small for the detector is looked at closer
         (:func:`~vision.stages.detect_zoomed_in`); a live frame never is. A box that holds a
-        corner index among ``cards`` four or more times smaller than itself is a card, and is
-        left out (:func:`~vision.stages.holds_a_card_index`)."""
+        sure corner index among ``cards`` (or two unsure ones) four or more times smaller than
+        itself is a card, and is left out (:func:`~vision.stages.holds_a_card_index`)."""
         found = detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
         card = holds_a_card_index(found.boxes, cards)
         return BoxesFound(found.boxes[~card], found.scores[~card]) if card.any() else found

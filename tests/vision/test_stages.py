@@ -340,7 +340,10 @@ def test_a_box_holding_a_small_card_index_is_a_card_not_a_die() -> None:
     reader = DiceReader(replace(m, detector=replace(m.detector, imgsz=416)), model, FakeClassifier())
     frame = np.zeros((480, 640, 3), np.uint8)
     index = Detection(kind="card", face="4S", colour=None, box=(105, 105, 117, 125), score=0.97)
-    lefts = lambda cards: sorted(round(b[0]) for b in reader.detect(frame, cards).boxes)  # noqa: E731
+
+    def lefts(cards: list[Detection]) -> list[int]:
+        return sorted(round(b[0]) for b in reader.detect(frame, cards).boxes)
+
     assert lefts([]) == [100, 300]
     assert lefts([index]) == [300]
     assert lefts([index, replace(index, uncertain=True)]) == [300]  # its card, flagged as a face seen twice
