@@ -97,6 +97,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=int, default=100, help="detector epochs")
     parser.add_argument("--cls-epochs", type=int, default=30, help="classifier epochs")
     parser.add_argument("--cls-samples", type=int, default=16000, help="classifier crops drawn per epoch")
+    parser.add_argument("--cls-minutes", type=float, metavar="M",
+                        help="classifier time budget: the first epoch's time fixes the epoch count to fit about M "
+                             "minutes of training (crops cut before it not counted); --cls-epochs caps it")
     parser.add_argument("--imgsz", type=int, help="detector input, long side px (default: 416 dice, 512 cards)")
     parser.add_argument("--width", type=float, default=0.125, help="detector width multiple (0.25 = yolov8n)")
     parser.add_argument("--crop", type=int, help="classifier crop side, px (default: 48 dice, 40 cards)")
@@ -358,7 +361,8 @@ def run_classifier(
                            batch=args.cls_batch, lr=args.cls_lr, seed=args.seed, rotation=target.rotation,
                            real_any_angle=args.real_any_angle and target.kind != "card",
                            colour_weight=target.second_weight,
-                           init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device)
+                           init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device,
+                           minutes=args.cls_minutes)
     mined, mining = mine_negatives(args, items)
     if mining is not None:
         faces = (*faces, NOT_AN_INDEX)

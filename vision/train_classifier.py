@@ -55,6 +55,7 @@ class ClassifierConfig:
     init: str | None = None  # a finished run's checkpoint to continue from, with a new schedule
     rotation: float = 30.0  # augmentation turn either way, degrees (180 for cards)
     real_any_angle: bool = False  # real tray crops: any turn, and mirrored half the time (see _dataset)
+    minutes: float | None = None  # a time budget: the first epoch's time fixes the epoch count (``epochs`` caps it)
 
 
 @dataclass
@@ -247,10 +248,6 @@ def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float =
     return Augmented()
 
 
-def _worker_init(_: int) -> None:
-    cv2.setNumThreads(1)
-
-
 def _evaluate(model, crops: CropSet, device, batch: int = 256) -> dict[str, Any]:
     import torch
 
@@ -329,7 +326,8 @@ def train_classifier(
         model = model.to(memory_format=torch.channels_last)  # about 1.4x faster convolutions on CPU
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = max(1, math.ceil(cfg.samples_per_epoch / cfg.batch))
-    total = steps_per_epoch * cfg.epochs
+    epochs = cfg.epochs
+    total = steps_per_epoch * epochs  # lr_at reads it: a time budget shortens the schedule after epoch 0
     warmup = min(steps_per_epoch, total // 10 + 1)
 
     def lr_at(step: int) -> float:
@@ -381,7 +379,10 @@ def train_classifier(
         opt.load_state_dict(ckpt["optimizer"])
         sched.load_state_dict(ckpt["scheduler"])
         start_epoch, best, history = ckpt["epoch"] + 1, ckpt["best"], ckpt["history"]
-        log(f"classifier: resuming from epoch {start_epoch} of {cfg.epochs}")
+        if cfg.minutes:  # the schedule the budget fixed, not the cap
+            epochs = int(ckpt["config"]["epochs"])
+            total = steps_per_epoch * epochs
+        log(f"classifier: resuming from epoch {start_epoch} of {epochs}")
 
     # Balanced by face: every face class is drawn equally often, whatever its crop count.
     counts = Counter(train.faces.tolist())
@@ -390,7 +391,14 @@ def train_classifier(
     real_faces = len(faces) - (faces[-1] == NOT_AN_INDEX)  # an unreadable index is some rank, not "no index"
     colour_loss = nn.CrossEntropyLoss(ignore_index=IGNORE)
     wall = time.time()
-    for epoch in range(start_epoch, cfg.epochs):
+    # OpenCV's thread pool does not survive a fork: a loader worker that touched it (even to
+    # shrink it) would hang on a lock the parent's pool threads held. So the parent, whose
+    # pool cut the crops, drops to one thread before any worker is forked.
+    cv_threads = cv2.getNumThreads()
+    if cfg.workers > 0:
+        cv2.setNumThreads(1)
+    epoch = start_epoch
+    while epoch < epochs:
         t0 = time.time()
         model.train()
         gen = torch.Generator().manual_seed(cfg.seed * 1000003 + epoch)
@@ -401,7 +409,6 @@ def train_classifier(
             batch_size=cfg.batch,
             sampler=sampler,
             num_workers=cfg.workers,
-            worker_init_fn=_worker_init,
             persistent_workers=False,
             drop_last=False,
         )
@@ -428,6 +435,10 @@ def train_classifier(
         row = {"epoch": epoch, "loss": tot_loss / max(1, n), "seconds": round(time.time() - t0, 1), **metrics}
         history.append(row)
         log("classifier: " + json.dumps(row))
+        if cfg.minutes and epoch == 0:
+            epochs = epochs_in_budget(cfg.minutes, time.time() - t0, cfg.epochs)
+            total = steps_per_epoch * epochs
+            log(f"classifier: {cfg.minutes:g} minutes at {time.time() - t0:.1f} s an epoch: {epochs} epochs")
         state = {
             "model": model.state_dict(),
             "optimizer": opt.state_dict(),
@@ -437,16 +448,29 @@ def train_classifier(
             "history": history,
             "colours": list(colours),
             "faces": list(faces),
-            "config": asdict(cfg),
+            "config": {**asdict(cfg), "epochs": epochs},
         }
         if score > best:
             best = score
             torch.save(state, best_path)
         state["best"] = best
         torch.save(state, last_path)
+        epoch += 1
+    cv2.setNumThreads(cv_threads)
     if not best_path.is_file():
         raise FileNotFoundError(f"no classifier checkpoint in {run_dir}")
-    return {"epochs": cfg.epochs, "history": history, "best_val": best, "wall_s_this_session": round(time.time() - wall, 1)}
+    return {"epochs": epochs, "history": history, "best_val": best, "wall_s_this_session": round(time.time() - wall, 1)}
+
+
+def epochs_in_budget(minutes: float, first_epoch_s: float, cap: int) -> int:
+    """How many epochs fit in ``minutes`` when the first took ``first_epoch_s``: at least
+    one, at most ``cap``. The first epoch is the slowest (workers and kernels warm up), so
+    a run ends inside its budget.
+
+    >>> epochs_in_budget(10, 30.0, 100), epochs_in_budget(10, 30.0, 12), epochs_in_budget(0.1, 30.0, 100)
+    (20, 12, 1)
+    """
+    return max(1, min(cap, int(minutes * 60 // max(first_epoch_s, 1e-9))))
 
 
 def export_classifier(checkpoint: Path, out: Path, size: int) -> dict[str, Any]:
@@ -506,7 +530,8 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
     ``calibration`` (runtime crops, ``(N, 3, S, S)`` in [0, 1]) with a scale and shift that
     undo them, so in eval mode the network computes what the ONNX file computes, and in
     training mode its batches start out normalised as before. The classes and crop size
-    come from the manifest beside ``path`` that names it as its classifier.
+    come from the manifest beside ``path`` that names it as its classifier (or its second
+    opinion, a wider network of the same classes).
     """
     import onnx
     import torch
@@ -515,10 +540,12 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
     from vision.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME
 
     docs = [path.parent / name for name in (MANIFEST_NAME, CARD_MANIFEST_NAME)]
-    entries = [json.loads(doc.read_text(encoding="utf-8"))["classifier"] for doc in docs if doc.is_file()]
+    manifests = [json.loads(doc.read_text(encoding="utf-8")) for doc in docs if doc.is_file()]
+    entries = [m[key] for m in manifests for key in ("classifier", "second_opinion") if isinstance(m.get(key), dict)]
     spec = next((e for e in entries if e["file"] == path.name), None)
     if spec is None:
-        raise ValueError(f"no {MANIFEST_NAME} or {CARD_MANIFEST_NAME} beside {path} names it as its classifier")
+        raise ValueError(f"no {MANIFEST_NAME} or {CARD_MANIFEST_NAME} beside {path} names it as its classifier "
+                         "or its second opinion")
     graph = onnx.load(str(path)).graph
     weights = {t.name: numpy_helper.to_array(t).copy() for t in graph.initializer}
     folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]

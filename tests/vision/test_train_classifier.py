@@ -81,6 +81,19 @@ def test_a_file_no_manifest_names_is_refused(tmp_path):
         checkpoint_from_onnx(path, np.zeros((4, 3, SIZE, SIZE), np.float32))
 
 
+def test_a_second_opinion_file_is_rebuilt_from_its_own_manifest_entry(tmp_path):
+    """A run may start from the committed second opinion: the manifest names it under
+    ``second_opinion``, not ``classifier``."""
+    path = exported(tmp_path, manifest=None)
+    wide = path.with_name("dice-second-opinion.onnx")
+    path.rename(wide)
+    entry = {"file": wide.name, "faces": FACES, "colours": COLOURS, "size": SIZE}
+    doc = {"classifier": {**entry, "file": "dice-classifier.onnx"}, "second_opinion": entry}
+    (wide.parent / "dice-reader.json").write_text(json.dumps(doc), encoding="utf-8")
+    ckpt = checkpoint_from_onnx(wide, np.random.default_rng(3).random((16, 3, SIZE, SIZE), np.float32))
+    assert (ckpt["faces"], ckpt["colours"], ckpt["config"]["size"]) == (FACES, COLOURS, SIZE)
+
+
 def test_only_the_real_tray_crops_turn_any_way(tmp_path):
     """Real tray photos look straight down, so with ``real_any_angle`` their crops may turn
     round or be mirrored; rendered crops keep their bounded turn (side faces below)."""

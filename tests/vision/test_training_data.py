@@ -136,6 +136,59 @@ def test_collect_crops_labels_and_colour_mask(tmp_path):
 
 
 @pytest.mark.slow
+def test_loader_workers_forked_after_opencv_cut_the_crops_do_not_hang(tmp_path):
+    """OpenCV's thread pool does not survive a fork: workers forked after the parent's pool
+    cut the crops hung before the trainer shrank the pool first. An alarm turns a hang into
+    a failure."""
+    pytest.importorskip("torch")
+    import signal
+
+    from vision.train_classifier import ClassifierConfig, train_classifier
+
+    items = make_images(tmp_path)
+    cv2.setNumThreads(2)
+    cv2.resize(np.zeros((256, 256, 3), np.uint8), (512, 512))  # the pool's threads now run
+    crops = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, True, lambda _: None)
+    val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, False, lambda _: None)
+    cfg = ClassifierConfig(epochs=2, samples_per_epoch=64, batch=32, workers=2)
+
+    def hung(*_):
+        raise TimeoutError("the loader's workers hung")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(120)
+    try:
+        result = train_classifier(crops, val, ["blue", "red"], cfg, tmp_path / "run", resume=False, log=lambda _: None)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert len(result["history"]) == 2
+    assert cv2.getNumThreads() == 2  # the parent's pool is given back
+
+
+@pytest.mark.slow
+def test_a_time_budget_fixes_the_epoch_count_after_the_first_epoch(tmp_path):
+    """--cls-minutes: a budget smaller than one epoch trains one; the count it fixed is kept
+    on resume (not the cap), and a large budget stops at the cap."""
+    pytest.importorskip("torch")
+    from vision.train_classifier import ClassifierConfig, train_classifier
+
+    items = make_images(tmp_path)
+    crops = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, True, lambda _: None)
+    val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, False, lambda _: None)
+    said: list[str] = []
+    tight = ClassifierConfig(epochs=50, samples_per_epoch=64, batch=32, workers=0, minutes=1e-6)
+    result = train_classifier(crops, val, ["blue", "red"], tight, tmp_path / "run", resume=False, log=said.append)
+    assert result["epochs"] == 1 and len(result["history"]) == 1
+    assert any("epochs" in line and "minutes at" in line for line in said)
+    again = train_classifier(crops, val, ["blue", "red"], tight, tmp_path / "run", resume=True, log=lambda _: None)
+    assert again["epochs"] == 1 and len(again["history"]) == 1  # resumed: the fixed count, not the cap of 50
+    roomy = dataclasses.replace(tight, epochs=2, minutes=600.0)
+    assert len(train_classifier(crops, val, ["blue", "red"], roomy, tmp_path / "run2", resume=False,
+                                log=lambda _: None)["history"]) == 2
+
+
+@pytest.mark.slow
 def test_tiny_training_run_exports_a_readable_reader(tmp_path):
     """Two classifier epochs on a handful of crops, exported and loaded by the runtime reader."""
     pytest.importorskip("torch")
