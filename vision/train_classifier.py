@@ -432,13 +432,14 @@ def train_classifier(
             n += len(f)
         metrics = _evaluate(model, val, device)
         score = metrics.get("face_acc", 0.0) if metrics.get("n") else -float(tot_loss / max(1, n))
-        row = {"epoch": epoch, "loss": tot_loss / max(1, n), "seconds": round(time.time() - t0, 1), **metrics}
+        took = time.time() - t0
+        row = {"epoch": epoch, "loss": tot_loss / max(1, n), "seconds": round(took, 1), **metrics}
         history.append(row)
         log("classifier: " + json.dumps(row))
         if cfg.minutes and epoch == 0:
-            epochs = epochs_in_budget(cfg.minutes, time.time() - t0, cfg.epochs)
+            epochs = epochs_in_budget(cfg.minutes, took, cfg.epochs)
             total = steps_per_epoch * epochs
-            log(f"classifier: {cfg.minutes:g} minutes at {time.time() - t0:.1f} s an epoch: {epochs} epochs")
+            log(f"classifier: {cfg.minutes:g} minutes at {took:.1f} s an epoch: {epochs} epochs")
         state = {
             "model": model.state_dict(),
             "optimizer": opt.state_dict(),
