@@ -135,6 +135,13 @@ def test_collect_crops_labels_and_colour_mask(tmp_path):
     assert CONTEXT > 1
 
 
+def training_and_validation_crops(items):
+    """Context crops to train on and exact runtime crops to validate on, of the same dice."""
+    both = [(s, it) for s, it, _ in items]
+    return (collect_crops(both, ["blue", "red"], 48, 1.25, True, lambda _: None),
+            collect_crops(both, ["blue", "red"], 48, 1.25, False, lambda _: None))
+
+
 @pytest.mark.slow
 def test_loader_workers_forked_after_opencv_cut_the_crops_do_not_hang(tmp_path):
     """OpenCV's thread pool does not survive a fork: workers forked after the parent's pool
@@ -146,10 +153,10 @@ def test_loader_workers_forked_after_opencv_cut_the_crops_do_not_hang(tmp_path):
     from vision.train_classifier import ClassifierConfig, train_classifier
 
     items = make_images(tmp_path)
+    before = cv2.getNumThreads()
     cv2.setNumThreads(2)
     cv2.resize(np.zeros((256, 256, 3), np.uint8), (512, 512))  # the pool's threads now run
-    crops = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, True, lambda _: None)
-    val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, False, lambda _: None)
+    crops, val = training_and_validation_crops(items)
     cfg = ClassifierConfig(epochs=2, samples_per_epoch=64, batch=32, workers=2)
 
     def hung(*_):
@@ -162,8 +169,10 @@ def test_loader_workers_forked_after_opencv_cut_the_crops_do_not_hang(tmp_path):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+        threads_after = cv2.getNumThreads()
+        cv2.setNumThreads(before)
     assert len(result["history"]) == 2
-    assert cv2.getNumThreads() == 2  # the parent's pool is given back
+    assert threads_after == 2  # the parent's pool is given back
 
 
 @pytest.mark.slow
@@ -173,9 +182,7 @@ def test_a_time_budget_fixes_the_epoch_count_after_the_first_epoch(tmp_path):
     pytest.importorskip("torch")
     from vision.train_classifier import ClassifierConfig, train_classifier
 
-    items = make_images(tmp_path)
-    crops = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, True, lambda _: None)
-    val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, False, lambda _: None)
+    crops, val = training_and_validation_crops(make_images(tmp_path))
     said: list[str] = []
     tight = ClassifierConfig(epochs=50, samples_per_epoch=64, batch=32, workers=0, minutes=1e-6)
     result = train_classifier(crops, val, ["blue", "red"], tight, tmp_path / "run", resume=False, log=said.append)
@@ -196,8 +203,7 @@ def test_tiny_training_run_exports_a_readable_reader(tmp_path):
     from vision.train_classifier import ClassifierConfig, export_classifier, train_classifier
 
     items = make_images(tmp_path)
-    crops = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, True, lambda _: None)
-    val = collect_crops([(s, it) for s, it, _ in items], ["blue", "red"], 48, 1.25, False, lambda _: None)
+    crops, val = training_and_validation_crops(items)
     cfg = ClassifierConfig(epochs=2, samples_per_epoch=64, batch=32, workers=0)
     result = train_classifier(crops, val, ["blue", "red"], cfg, tmp_path / "run", resume=False, log=lambda _: None)
     assert len(result["history"]) == 2
