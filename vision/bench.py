@@ -223,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
             fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: classify_crops(
                 r.classifier, r.manifest.classifier, f, boxes)
             fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
+            if reader.manifest.detector.mirror:
+                fns[b + "_second_look_no_mirror"] = reader.without_cards().without_mirror().with_look(SECOND_LOOK).read
             if reader.specialists:
                 fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
             if reader.second_opinion is not None:
@@ -254,6 +256,10 @@ def run(args: argparse.Namespace) -> int:
                 n = row[b + "_second_look_no_second_opinion"]
                 print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
                       f"(that second look without the second-opinion classifier)")
+            if b + "_second_look_no_mirror" in row:
+                n = row[b + "_second_look_no_mirror"]
+                print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
+                      f"(that second look without the mirrored detector pass)")
             if b + "_no_specialists" in row:
                 n = row[b + "_no_specialists"]
                 groups = ", ".join("/".join(spec.faces) for spec in readers[b].manifest.specialists)

@@ -62,6 +62,10 @@ class DetectorSpec:
     was found), the dice are smaller than the detector was trained on although the photo has
     the pixels to show them (a wide, high-resolution photo), and it is detected again at
     twice the input size (:func:`vision.stages.detect_zoomed_in`). None: no such pass.
+    ``mirror``: a photo is also detected mirrored left to right. The sure boxes of that pass
+    that overlap no box found are dice the first pass missed, or not dice at all: the
+    reader keeps one only when its classifier reads the die sure
+    (:func:`vision.stages.detect_mirrored`). False: no such pass.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
@@ -80,6 +84,7 @@ class DetectorSpec:
     photo_imgsz: int | None = None
     zoom_out_above: int | None = None
     zoom_in_below: int | None = None
+    mirror: bool = False
 
     def __post_init__(self) -> None:
         for name in ("zoom_out_above", "zoom_in_below"):
@@ -87,6 +92,8 @@ class DetectorSpec:
             if side is not None and not 0 < side <= self.imgsz:
                 raise ManifestError(f"detector {self.file}: {name} must be a side in input pixels, 1 to "
                                     f"{self.imgsz}, got {side}")
+        if not isinstance(self.mirror, bool):
+            raise ManifestError(f"detector {self.file}: mirror must be true or false, got {self.mirror!r}")
         if self.photo_imgsz is not None and (self.photo_imgsz <= 0 or self.photo_imgsz % self.stride):
             raise ManifestError(f"detector {self.file}: photo_imgsz must be a positive multiple of the stride "
                                 f"{self.stride}, got {self.photo_imgsz}")
@@ -102,6 +109,8 @@ def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
     for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below"):
         if out[optional] is None:
             del out[optional]  # manifests written before these existed stay as they were
+    if not out["mirror"]:
+        del out["mirror"]
     return out
 
 

@@ -42,6 +42,7 @@ from vision.stages import (
     BoxesFound,
     classify_crops,
     detect_at_scale,
+    detect_mirrored,
     holds_a_card_index,
     prepare_detector,
     Look,
@@ -189,6 +190,15 @@ class DiceReader:
             return self
         return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
 
+    def without_mirror(self) -> DiceReader:
+        """The same models without the mirrored pass on photos (what it costs and gains:
+        ``tableref bench``; see :meth:`detect_mirrored`)."""
+        det = self.manifest.detector
+        if not det.mirror:
+            return self
+        return self._view(self.cards, self.vocabulary, self.second_look,
+                          replace(self.manifest, detector=replace(det, mirror=False)))
+
     @property
     def reads_photos(self) -> bool:
         """Whether this reader reads still photos (``tableref read``, ``tableref eval``): one
@@ -208,6 +218,18 @@ class DiceReader:
         found = detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
         card = holds_a_card_index(found.boxes, cards)
         return BoxesFound(found.boxes[~card], found.scores[~card]) if card.any() else found
+
+    def detect_mirrored(self, image: np.ndarray, found: BoxesFound, cards: Sequence[Detection] = ()) -> BoxesFound:
+        """On a photo, when the manifest's detector has ``mirror``, the boxes of a pass on
+        ``image`` mirrored that :func:`~vision.stages.detect_mirrored` finds beside those
+        ``found``, but for those holding a card's index among ``cards``; else none.
+        :meth:`read` keeps a die of these only when it reads it sure."""
+        spec = self.manifest.detector
+        if not (spec.mirror and self.reads_photos):
+            return BoxesFound(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
+        extra = detect_mirrored(self.detector, spec, image, found)
+        card = holds_a_card_index(extra.boxes, cards)
+        return BoxesFound(extra.boxes[~card], extra.scores[~card]) if card.any() else extra
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one
@@ -296,6 +318,10 @@ class DiceReader:
         every playing card (one object per card, its corner indices merged) when a card model
         is loaded.
 
+        A photo (a reader with a look) whose manifest says ``mirror`` is also detected
+        mirrored, and a die only that pass finds is kept when it is read sure
+        (:meth:`detect_mirrored`).
+
         ``ms`` covers letterbox, all networks, crops and post-processing of this frame.
         """
         return self.read_detailed(image_bgr)[0]
@@ -313,8 +339,14 @@ class DiceReader:
         if self.cards is not None:
             indices, cards = self.cards.read(image, photo=self.reads_photos)
         found = self.detect(image, (*indices, *cards))
-        face_p, colour_p = self.classify(image, found.boxes)
-        objects = [*self.label_dice(found.boxes, face_p, colour_p, found.scores), *cards]
+        extra = self.detect_mirrored(image, found, (*indices, *cards))
+        face_p, colour_p = self.classify(image, np.concatenate([found.boxes, extra.boxes]))
+        n = len(found.boxes)
+        dice = self.label_dice(found.boxes, face_p[:n], colour_p[:n], found.scores)
+        if len(extra.boxes):
+            more = [d for d in self.label_dice(extra.boxes, face_p[n:], colour_p[n:], extra.scores) if not d.uncertain]
+            dice = tuple(sorted((*dice, *more), key=lambda d: d.box[0] + d.box[2]))
+        objects = [*dice, *cards]
         ms = (time.perf_counter() - start) * 1000.0
         return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms), indices
 
