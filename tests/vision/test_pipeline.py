@@ -357,3 +357,19 @@ def test_dice_that_are_none_of_the_games_dice_are_left_out() -> None:
     assert own_dice(reading, "nine-dice").objects == (die, card)
     assert own_dice(reading, None) is reading  # no game: every die stays
     assert own_dice(Reading((die,)), "nine-dice").objects == (die,)
+
+
+def test_the_closer_look_makes_no_mirrored_pass() -> None:
+    from dataclasses import replace
+
+    from tests.vision import tiny_reader as tiny
+    from vision.pipeline import closer_reader
+    from vision.reader import DiceReader
+
+    m = tiny.manifest()
+    live = DiceReader(replace(m, detector=replace(m.detector, mirror=True)), tiny.FakeDetector(), tiny.FakeClassifier())
+    closer = closer_reader(live)
+    assert closer is not None and closer.reads_photos and closer.manifest.detector.mirror is False
+    closer.read(tiny.scene())
+    assert len(closer.detector.inputs) == 1  # one detector pass, not two
+    assert closer_reader(tiny.fake_reader()) is not None and closer_reader(object()) is None  # type: ignore[arg-type]
