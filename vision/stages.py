@@ -136,7 +136,7 @@ def detect_mirrored(model: Model, spec: DetectorSpec, image: np.ndarray, found: 
     dice the first pass missed than not dice at all, but not always: on the validation
     renders ``synth-val-train``, 22 of 35 were dice, all of them read right and 19 sure, while
     10 of the 13 others were read unsure. So a reader keeps a box of this pass only when its
-    classifier reads it sure (see ``models/MODEL_CARD.md``, *A mirrored look*).
+    classifier reads it sure (see ``models/MODEL_CARD.md``, *The frame mirrored*).
     """
     width = image.shape[1]
     seen = detect_boxes(model, spec, cv2.flip(image, 1))  # 0.1 ms at 1280x720; a numpy copy of image[:, ::-1] takes 4
