@@ -216,8 +216,7 @@ class DiceReader:
         sure corner index among ``cards`` (or two unsure ones) four or more times smaller than
         itself is a card, and is left out (:func:`~vision.stages.holds_a_card_index`)."""
         found = detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
-        card = holds_a_card_index(found.boxes, cards)
-        return BoxesFound(found.boxes[~card], found.scores[~card]) if card.any() else found
+        return found.without(holds_a_card_index(found.boxes, cards))
 
     def detect_mirrored(self, image: np.ndarray, found: BoxesFound, cards: Sequence[Detection] = ()) -> BoxesFound:
         """On a photo, when the manifest's detector has ``mirror``, the boxes of a pass on
@@ -226,10 +225,9 @@ class DiceReader:
         :meth:`read` keeps a die of these only when it reads it sure."""
         spec = self.manifest.detector
         if not (spec.mirror and self.reads_photos):
-            return BoxesFound(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
+            return BoxesFound.empty()
         extra = detect_mirrored(self.detector, spec, image, found)
-        card = holds_a_card_index(extra.boxes, cards)
-        return BoxesFound(extra.boxes[~card], extra.scores[~card]) if card.any() else extra
+        return extra.without(holds_a_card_index(extra.boxes, cards))
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one

@@ -29,6 +29,14 @@ class BoxesFound:
     boxes: np.ndarray  # (N, 4) float32 x1 y1 x2 y2
     scores: np.ndarray  # (N,) float32
 
+    @classmethod
+    def empty(cls) -> BoxesFound:
+        return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
+
+    def without(self, drop: np.ndarray) -> BoxesFound:
+        """These boxes but those ``drop`` (a boolean mask) marks."""
+        return BoxesFound(self.boxes[~drop], self.scores[~drop]) if drop.any() else self
+
 
 def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFound:
     """Boxes found by a single-class YOLO detector in ``image``, after confidence filtering and NMS."""
@@ -40,7 +48,7 @@ def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFo
     conf = pred[:, 4:].max(axis=1)
     keep = conf >= spec.conf_threshold
     if not keep.any():
-        return BoxesFound(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
+        return BoxesFound.empty()
     boxes, conf = xywh_to_xyxy(pred[keep, :4]), conf[keep]
     idx = nms(boxes, conf, spec.iou_threshold, spec.max_det)
     boxes = lb.to_original(boxes[idx])

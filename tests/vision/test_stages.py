@@ -16,10 +16,10 @@ from vision.reader import DiceReader
 from vision.stages import (
     CLOSER_LOOK,
     SECOND_LOOK,
+    BoxesFound,
     Look,
     ask_specialist,
     classify_crops,
-    BoxesFound,
     detect_boxes,
     detect_mirrored,
     detect_zoomed_in,
