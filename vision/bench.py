@@ -224,6 +224,7 @@ def run(args: argparse.Namespace) -> int:
                 r.classifier, r.manifest.classifier, f, boxes)
             fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
             if reader.manifest.detector.mirror:
+                fns[b + "_no_mirror"] = reader.without_cards().without_mirror().read
                 fns[b + "_second_look_no_mirror"] = reader.without_cards().without_mirror().with_look(SECOND_LOOK).read
             if reader.specialists:
                 fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
@@ -249,6 +250,10 @@ def run(args: argparse.Namespace) -> int:
                 sp = row["speedup_vs_ultralytics"][b]
                 line += f"   speed vs Ultralytics: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
             print(line)
+            if b + "_no_mirror" in row:
+                n = row[b + "_no_mirror"]
+                print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
+                      f"(the same live reads without the mirrored detector pass)")
             again = row[b + "_second_look"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
                   f"(the same reads with a second look at borderline dice: what tableref read does by default)")

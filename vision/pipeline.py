@@ -183,8 +183,8 @@ def own_dice(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) ->
 def closer_reader(dice_reader: Reader) -> Reader | None:
     """The dice reader that takes the closer look (:data:`~vision.stages.CLOSER_LOOK`), or
     None for a reader that cannot (a test double). It makes no mirrored detector pass
-    (a photo's, see :meth:`~vision.reader.DiceReader.detect_mirrored`): the closer look
-    re-decides the dice the frames settled on, and a die it alone found would be dropped."""
+    (the frames had one, see :meth:`~vision.reader.DiceReader.detect_mirrored`): the closer
+    look re-decides the dice the frames settled on, and a die it alone found would be dropped."""
     with_look = getattr(dice_reader, "with_look", None)
     if with_look is None:
         return None

@@ -191,7 +191,7 @@ class DiceReader:
         return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
 
     def without_mirror(self) -> DiceReader:
-        """The same models without the mirrored pass on photos (what it costs and gains:
+        """The same models without the mirrored detector pass (what it costs and gains:
         ``tableref bench``; see :meth:`detect_mirrored`)."""
         det = self.manifest.detector
         if not det.mirror:
@@ -219,12 +219,12 @@ class DiceReader:
         return found.without(holds_a_card_index(found.boxes, cards))
 
     def detect_mirrored(self, image: np.ndarray, found: BoxesFound, cards: Sequence[Detection] = ()) -> BoxesFound:
-        """On a photo, when the manifest's detector has ``mirror``, the boxes of a pass on
-        ``image`` mirrored that :func:`~vision.stages.detect_mirrored` finds beside those
-        ``found``, but for those holding a card's index among ``cards``; else none.
-        :meth:`read` keeps a die of these only when it reads it sure."""
+        """When the manifest's detector has ``mirror``, the boxes of a pass on ``image``
+        mirrored that :func:`~vision.stages.detect_mirrored` finds beside those ``found``,
+        but for those holding a card's index among ``cards``; else none. Photos and live
+        frames alike; :meth:`read` keeps a die of these only when it reads it sure."""
         spec = self.manifest.detector
-        if not (spec.mirror and self.reads_photos):
+        if not spec.mirror:
             return BoxesFound.empty()
         extra = detect_mirrored(self.detector, spec, image, found)
         return extra.without(holds_a_card_index(extra.boxes, cards))
@@ -316,9 +316,8 @@ class DiceReader:
         every playing card (one object per card, its corner indices merged) when a card model
         is loaded.
 
-        A photo (a reader with a look) whose manifest says ``mirror`` is also detected
-        mirrored, and a die only that pass finds is kept when it is read sure
-        (:meth:`detect_mirrored`).
+        A frame whose manifest says ``mirror`` is also detected mirrored, and a die only
+        that pass finds is kept when it is read sure (:meth:`detect_mirrored`).
 
         ``ms`` covers letterbox, all networks, crops and post-processing of this frame.
         """

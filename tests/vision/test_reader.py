@@ -261,6 +261,24 @@ def test_the_bench_times_the_second_look_without_the_second_opinion(tiny_dir, tm
     assert "onnxruntime-f32_second_look_no_second_opinion" in row
 
 
+def test_the_bench_times_live_frames_and_photos_without_the_mirrored_pass(tiny_dir, tmp_path, capsys):
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny_dir, models)
+    (tmp_path / "plain").mkdir()
+    row = bench_tiny(models, tmp_path / "plain")
+    assert "onnxruntime-f32_no_mirror" not in row and "mirrored" not in capsys.readouterr().out
+    manifest = json.loads((models / "dice-reader.json").read_text())
+    manifest["detector"]["mirror"] = True
+    (models / "dice-reader.json").write_text(json.dumps(manifest))
+    row = bench_tiny(models, tmp_path)
+    out = capsys.readouterr().out
+    assert "the same live reads without the mirrored detector pass" in out
+    assert "that second look without the mirrored detector pass" in out
+    assert {"onnxruntime-f32_no_mirror", "onnxruntime-f32_second_look_no_mirror"} <= set(row)
+
+
 def test_second_opinion_manifest_entries_are_checked(tiny_dir, tmp_path):
     import shutil
     from dataclasses import replace

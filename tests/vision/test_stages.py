@@ -507,10 +507,10 @@ def test_a_photo_keeps_a_die_of_the_mirrored_pass_only_when_it_reads_it_sure() -
     assert [(d.face, d.uncertain) for d in dice][1:] == [("プ", False)] and dice[0].uncertain
 
 
-def test_no_mirrored_pass_on_a_live_frame_or_without_the_manifests_word() -> None:
+def test_a_live_frame_is_mirrored_too_but_only_on_the_manifests_word() -> None:
     image = _squares(((420, 100, 460, 140), BLUE))
     live = _mirroring_reader()
-    assert live.read(image).objects == () and live.detector.calls == 1
+    assert [d.face for d in live.read(image).objects] == ["プ"] and live.detector.calls == 2
     plain = _mirroring_reader(mirror=False).with_look(SECOND_LOOK)
     assert plain.read(image).objects == () and plain.detector.calls == 1
     photo = _mirroring_reader().with_look(SECOND_LOOK)
