@@ -224,8 +224,9 @@ def run(args: argparse.Namespace) -> int:
                 r.classifier, r.manifest.classifier, f, boxes)
             fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
             if reader.manifest.detector.mirror:
-                fns[b + "_no_mirror"] = reader.without_cards().without_mirror().read
-                fns[b + "_second_look_no_mirror"] = reader.without_cards().without_mirror().with_look(SECOND_LOOK).read
+                unmirrored = reader.without_cards().without_mirror()
+                fns[b + "_no_mirror"] = unmirrored.read
+                fns[b + "_second_look_no_mirror"] = unmirrored.with_look(SECOND_LOOK).read
             if reader.specialists:
                 fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
             if reader.second_opinion is not None:

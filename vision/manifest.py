@@ -62,9 +62,9 @@ class DetectorSpec:
     was found), the dice are smaller than the detector was trained on although the photo has
     the pixels to show them (a wide, high-resolution photo), and it is detected again at
     twice the input size (:func:`vision.stages.detect_zoomed_in`). None: no such pass.
-    ``mirror``: a frame (photo or live) is also detected mirrored left to right. The sure boxes of that pass
-    that overlap no box found are dice the first pass missed, or not dice at all: the
-    reader keeps one only when its classifier reads the die sure
+    ``mirror``: a frame (photo or live) is also detected mirrored left to right. The sure
+    boxes of that pass that overlap no box found are dice the first pass missed, or not
+    dice at all: the reader keeps one only when its classifier reads the die sure
     (:func:`vision.stages.detect_mirrored`). False: no such pass.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)

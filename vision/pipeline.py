@@ -155,6 +155,13 @@ def _dice_only(reader: Reader) -> Reader:
     return reader.without_cards() if getattr(reader, "cards", None) is not None else reader  # type: ignore[attr-defined]
 
 
+def _for_cards(reader: Reader) -> Reader:
+    """The reader for a table that waits for cards alone: without the mirrored dice pass
+    (:meth:`~vision.reader.DiceReader.detect_mirrored`), whose dice that table drops."""
+    without_mirror = getattr(reader, "without_mirror", None)
+    return reader if without_mirror is None else without_mirror()
+
+
 FOREIGN_BELOW = 0.2
 """On a table waiting for one game, a die whose up face scores under this on every face
 of that game's dice is not one of them (a stray die, a speck the detector doubts)."""
@@ -237,6 +244,7 @@ class LivePipeline:
         self._vocabulary: Any = None
         self._full_reader: Reader = reader
         self._dice_reader = _dice_only(reader)
+        self._cards_reader = _for_cards(reader)
         self.closer_look = closer_look
         self._closer_reader = closer_reader(self._dice_reader) if closer_look else None
         self._reader_lock = threading.Lock()
@@ -403,6 +411,7 @@ class LivePipeline:
         with self._reader_lock, self._cond:
             self._vocabulary = vocabulary
             self._full_reader, self._dice_reader, self._closer_reader = full, dice, closer
+            self._cards_reader = _for_cards(full)
 
     @property
     def vocabulary(self) -> Any:
@@ -582,12 +591,19 @@ class LivePipeline:
             last_index = frame.index
             self._detect(frame)
 
+    def _live_reader(self, kinds: frozenset[str]) -> Reader:
+        """The reader for live frames of a table waiting for ``kinds``: dice alone, cards
+        alone, or both."""
+        if "card" not in kinds:
+            return self._dice_reader
+        return self._full_reader if "die" in kinds else self._cards_reader
+
     def _detect(self, frame: Frame) -> None:
         t0 = time.perf_counter()
         kinds = self._kinds
         try:
             with self._reader_lock:
-                reader = self._full_reader if "card" in kinds else self._dice_reader
+                reader = self._live_reader(kinds)
                 reading = reader.read(frame.image)
             if any(o.kind not in kinds for o in reading.objects):
                 reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind in kinds))

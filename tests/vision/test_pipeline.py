@@ -359,6 +359,25 @@ def test_dice_that_are_none_of_the_games_dice_are_left_out() -> None:
     assert own_dice(Reading((die,)), "nine-dice").objects == (die,)
 
 
+def test_a_table_waiting_for_cards_alone_reads_without_the_mirrored_dice_pass() -> None:
+    from dataclasses import replace
+
+    from tests.vision import tiny_reader as tiny
+    from vision.reader import DiceReader
+    from vision.vocabulary import game_vocabulary
+
+    m = tiny.manifest()
+    reader = DiceReader(replace(m, detector=replace(m.detector, mirror=True)), tiny.FakeDetector(), tiny.FakeClassifier())
+    pipe = LivePipeline(lambda: None, reader)  # type: ignore[arg-type]
+    assert pipe._live_reader(frozenset({"die"})).manifest.detector.mirror
+    assert pipe._live_reader(frozenset({"die", "card"})).manifest.detector.mirror
+    assert pipe._live_reader(frozenset({"card"})).manifest.detector.mirror is False
+    pipe.watch({"card"}, game_vocabulary("liars-dice"))
+    assert pipe._live_reader(frozenset({"card"})).manifest.detector.mirror is False
+    assert pipe._live_reader(frozenset({"die"})).manifest.detector.mirror
+    assert LivePipeline(lambda: None, tiny.fake_reader())._live_reader(frozenset({"card"})) is not None  # type: ignore[arg-type]
+
+
 def test_the_closer_look_makes_no_mirrored_pass() -> None:
     from dataclasses import replace
 
