@@ -49,7 +49,7 @@ from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.demo import DEMO_TABLES, GAMES, REVEALS, card_pieces, demo_card_config, demo_scene_config, make_clip
 from vision.detections import Detection
 from vision.manifest import ManifestError
-from vision.pipeline import closer_reader, look_closer, own_dice
+from vision.pipeline import closer_reader, doubt_foreign, look_closer
 from vision.reader import DiceReader, load_reader
 from vision.scoring import greedy_match
 from vision.settle import SettleConfig, SettledReading, Settler
@@ -208,7 +208,7 @@ def play_clip(
         reading = live.read(frame)
         if any(o.kind != kind for o in reading.objects):  # the table takes only its own game's objects
             reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind == kind))
-        got = settler.update(own_dice(reading, vocabulary), index=k, t=k / spec.fps, image=frame)
+        got = settler.update(doubt_foreign(reading, vocabulary), index=k, t=k / spec.fps, image=frame)
         if got is not None and k >= spec.empty + spec.rolling:
             settled, settled_at = got, k - spec.empty - spec.rolling + 1
             break

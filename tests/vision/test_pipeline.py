@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -357,6 +358,34 @@ def test_dice_that_are_none_of_the_games_dice_are_left_out() -> None:
     assert own_dice(reading, "nine-dice").objects == (die, card)
     assert own_dice(reading, None) is reading  # no game: every die stays
     assert own_dice(Reading((die,)), "nine-dice").objects == (die,)
+
+
+def _settles(readings: list[Reading]) -> tuple[str, ...] | None:
+    from vision.settle import Settler
+
+    settler = Settler(SettleConfig())
+    for k, reading in enumerate(readings):
+        got = settler.update(reading, index=k, t=k / 15)
+        if got is not None:
+            return got.reading.faces()
+    return None
+
+
+def test_a_die_read_near_the_foreign_line_no_longer_keeps_the_reveal_from_settling() -> None:
+    from vision.pipeline import FOREIGN_BELOW, doubt_foreign, own_dice
+
+    dice = [Detection("die", f, "white", (40.0 * k, 0, 40.0 * k + 30, 30), 0.95, box_score=0.9) for k, f in enumerate("234")]
+    near = Detection("die", "5", "white", (200, 0, 230, 30), FOREIGN_BELOW + 0.05, uncertain=True, box_score=0.8)
+    below = replace(near, score=FOREIGN_BELOW - 0.05)
+    blinking = [Reading((*dice, near if k % 3 else below)) for k in range(30)]
+    # Dropped in every third frame, the die changes the count: motion, never settled.
+    assert _settles([own_dice(r, "liars-dice") for r in blinking]) is None
+    # Kept as a faint object, it may blink; read as one of the game's dice in most
+    # frames, it stays in the reveal (uncertain), and the count is right.
+    assert _settles([doubt_foreign(r, "liars-dice") for r in blinking]) == ("2", "3", "4", "5")
+    # None of the game's dice in every frame: left out, as before.
+    assert _settles([doubt_foreign(Reading((*dice, below)), "liars-dice")] * 30) == ("2", "3", "4")
+    assert doubt_foreign(blinking[0], None) is blinking[0] and doubt_foreign(blinking[1], "liars-dice") is blinking[1]
 
 
 def test_a_table_waiting_for_cards_alone_reads_without_the_mirrored_dice_pass() -> None:
