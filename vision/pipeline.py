@@ -39,7 +39,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from vision.camera import Camera, CameraStatus, Frame, Opener
-from vision.detections import Reading
+from vision.detections import Detection, Reading
 from vision.overlay import DEFAULT_STYLE, OverlayStyle, draw_overlay, draw_placard, encode_jpeg, find_cjk_font
 from vision.settle import SettleConfig, SettledReading, Settler, SettleState, fold_closer
 from vision.stages import CLOSER_LOOK
@@ -167,6 +167,10 @@ FOREIGN_BELOW = 0.2
 of that game's dice is not one of them (a stray die, a speck the detector doubts)."""
 
 
+def _foreign(obj: Detection, below: float) -> bool:
+    return obj.kind == "die" and obj.score < below
+
+
 def own_dice(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) -> Reading:
     """``reading`` without the dice that are none of the game's dice (face score under
     ``below`` with the game's ``vocabulary``; without one, nothing is dropped): what a
@@ -182,9 +186,9 @@ def own_dice(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) ->
     >>> own_dice(Reading((speck, die)), vocabulary="nine-dice").faces()
     ('ブ',)
     """
-    if vocabulary is None or not any(o.kind == "die" and o.score < below for o in reading.objects):
+    if vocabulary is None or not any(_foreign(o, below) for o in reading.objects):
         return reading
-    return replace(reading, objects=tuple(o for o in reading.objects if o.kind != "die" or o.score >= below))
+    return replace(reading, objects=tuple(o for o in reading.objects if not _foreign(o, below)))
 
 
 def doubt_foreign(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) -> Reading:
@@ -204,9 +208,9 @@ def doubt_foreign(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELO
     >>> [o.box_score for o in doubt_foreign(Reading((speck, die)), vocabulary="nine-dice").objects]
     [0.0, 0.7]
     """
-    if vocabulary is None or not any(o.kind == "die" and o.score < below for o in reading.objects):
+    if vocabulary is None or not any(_foreign(o, below) for o in reading.objects):
         return reading
-    marked = (replace(o, box_score=0.0) if o.kind == "die" and o.score < below else o for o in reading.objects)
+    marked = (replace(o, box_score=0.0) if _foreign(o, below) else o for o in reading.objects)
     return replace(reading, objects=tuple(marked))
 
 
