@@ -155,9 +155,10 @@ def _dice_only(reader: Reader) -> Reader:
     return reader.without_cards() if getattr(reader, "cards", None) is not None else reader  # type: ignore[attr-defined]
 
 
-def _for_cards(reader: Reader) -> Reader:
-    """The reader for a table that waits for cards alone: without the mirrored dice pass
-    (:meth:`~vision.reader.DiceReader.detect_mirrored`), whose dice that table drops."""
+def _without_mirror(reader: Reader) -> Reader:
+    """The reader without the mirrored dice pass
+    (:meth:`~vision.reader.DiceReader.detect_mirrored`), or itself when it has none (a test
+    double): for a table that waits for cards alone, whose dice it drops, and for the closer look."""
     without_mirror = getattr(reader, "without_mirror", None)
     return reader if without_mirror is None else without_mirror()
 
@@ -222,9 +223,7 @@ def closer_reader(dice_reader: Reader) -> Reader | None:
     with_look = getattr(dice_reader, "with_look", None)
     if with_look is None:
         return None
-    closer = with_look(CLOSER_LOOK)
-    without_mirror = getattr(closer, "without_mirror", None)
-    return closer if without_mirror is None else without_mirror()
+    return _without_mirror(with_look(CLOSER_LOOK))
 
 
 def look_closer(reader: Reader | None, settled: SettledReading, config: SettleConfig) -> SettledReading:
@@ -271,7 +270,7 @@ class LivePipeline:
         self._vocabulary: Any = None
         self._full_reader: Reader = reader
         self._dice_reader = _dice_only(reader)
-        self._cards_reader = _for_cards(reader)
+        self._cards_reader = _without_mirror(reader)
         self.closer_look = closer_look
         self._closer_reader = closer_reader(self._dice_reader) if closer_look else None
         self._reader_lock = threading.Lock()
@@ -438,7 +437,7 @@ class LivePipeline:
         with self._reader_lock, self._cond:
             self._vocabulary = vocabulary
             self._full_reader, self._dice_reader, self._closer_reader = full, dice, closer
-            self._cards_reader = _for_cards(full)
+            self._cards_reader = _without_mirror(full)
 
     @property
     def vocabulary(self) -> Any:
