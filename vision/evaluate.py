@@ -28,6 +28,7 @@ from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
 from vision.manifest import QUARTER_TURNS, ManifestError
+from vision.camera_shifts import CameraShift
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, score
@@ -51,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
     parser.add_argument("--limit", type=int, default=None, help="score only the first N images")
     add_dice_options(parser)
+    parser.add_argument("--camera", choices=[c.value for c in CameraShift], default=None,
+                        help="score the photos as another camera would take them (see vision/camera_shifts.py)")
     parser.add_argument("--gt-boxes", action="store_true",
                         help="skip the detector: classify the ground-truth boxes (scores the classifier alone)")
 
@@ -71,10 +74,11 @@ def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection
 
 
 def predict(
-    reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False
+    reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False, camera: CameraShift | None = None
 ) -> tuple[Pairs, CardTriples, list[float], list[str], list[LabelledImage]]:
     """Per image read: (truth, reading) for dice and (truth, card indices, merged cards) for
-    cards; the times, the images that could not be read, and the items that were."""
+    cards; the times, the images that could not be read, and the items that were. With
+    ``camera``, each image is first changed as that camera would have taken it."""
     pairs, cards, times, failures, scored = [], [], [], [], []
     for item in items:
         try:
@@ -82,6 +86,8 @@ def predict(
         except UnreadableImage as exc:
             failures.append(f"{item.path}: {exc}")
             continue
+        if camera is not None:
+            image = camera.apply(image)
         if gt_boxes:
             t0 = time.perf_counter()
             objects = classify_boxes(reader, image, item.objects)
@@ -185,11 +191,12 @@ def run(args: argparse.Namespace) -> int:
     if reader is None:
         return 2
     name = (args.dataset.resolve().name + (f"-{args.split}" if args.split else "") + ("-gtboxes" if args.gt_boxes else "")
-            + (f"-{args.game}" if args.game else ""))
+            + (f"-{args.game}" if args.game else "") + (f"-camera-{args.camera}" if args.camera else ""))
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name
     out.mkdir(parents=True, exist_ok=True)
 
-    pairs, card_items, times, failures, scored = predict(reader, items, args.gt_boxes)
+    camera = None if args.camera is None else CameraShift(args.camera)
+    pairs, card_items, times, failures, scored = predict(reader, items, args.gt_boxes, camera)
     for f in failures:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
     metrics = score(pairs, args.iou)
@@ -206,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
         "renderer": renderer_of(args.dataset),  # None for photos; which renderer drew a synthetic set
         "split": args.split,
         "gt_boxes": args.gt_boxes,
+        "camera": args.camera,  # None: the photos as they are
         "reader": reader.info,
         "unreadable_images": failures,
         "ms": {"median": float(np.median(times)), "p90": float(np.percentile(times, 90))} if times else None,

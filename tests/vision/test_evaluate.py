@@ -212,3 +212,17 @@ def test_eval_cli_without_the_second_look(tmp_path, capsys):
     _, _, metrics = eval_tiny(tmp_path, "--no-second-look")
     assert metrics["reader"]["second_look_band"] is None
     assert metrics["reader"]["second_look_views"] == 0
+
+
+def test_eval_cli_scores_the_photos_as_another_camera_took_them(tmp_path, capsys):
+    _, _, metrics = eval_tiny(tmp_path, "--gt-boxes", "--camera", "warm")
+    assert metrics["camera"] == "warm"
+    assert "-camera-warm" in capsys.readouterr().out
+    # The grey die reads as a tie (flagged) as rendered; a warm white balance tints it and breaks the tie.
+    assert metrics["uncertain"]["flagged"] == 0
+
+
+def test_eval_cli_refuses_an_unknown_camera(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", str(tmp_path), "--camera", "fisheye"])
+    assert "invalid choice" in capsys.readouterr().err
