@@ -282,11 +282,17 @@ class DiceReader:
             names, scores = vocab.decode_faces(face_p, faces)
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
-        if has_colour:
-            colour_names = list(vocab.decode_colours(colour_p, colours) if vocab is not None
-                                else [colours[int(c)] for c in colour_p.argmax(axis=1)])
         doubtful = (np.zeros(len(boxes), bool) if box_scores is None
                     else np.asarray(box_scores) < self.manifest.detector.sure_threshold)
+        if has_colour:
+            if vocab is None:
+                colour_names = [colours[int(c)] for c in colour_p.argmax(axis=1)]
+            else:
+                colour_names, colour_scores = vocab.decode_colours(colour_p, colours)
+                if vocab.colours is not None:
+                    # The table's words depend on colour (Nine Dice): a colour read under the
+                    # reporting threshold leaves the die as unsure as a face would.
+                    doubtful = doubtful | (colour_scores < self.threshold)
         out = []
         for i in np.argsort((boxes[:, 0] + boxes[:, 2]), kind="stable"):
             score = float(scores[i])

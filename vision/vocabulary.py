@@ -13,7 +13,8 @@ merged probability, *not* renormalised over the kept faces: a die the model read
 face the game does not have keeps a low score and stays uncertain. (Renormalising was
 measured too: it made more dice sure, but on Nine Dice validation scenes more of those
 were wrong than without any vocabulary; see ``models/MODEL_CARD.md``.) Colours are
-*restricted*: the most likely of the allowed colours is reported.
+*restricted*: the most likely of the allowed colours is reported, with its probability
+(likewise not renormalised), so that a table whose words depend on colour can doubt it.
 
 >>> import numpy as np
 >>> v = Vocabulary.of({"1": "wheel", "wheel": "wheel", "2": "2"}, name="liars")
@@ -106,14 +107,22 @@ class Vocabulary:
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
         return [out[int(j)] for j in best], merged[np.arange(len(merged)), best]
 
-    def decode_colours(self, colour_p: np.ndarray, names: Sequence[str]) -> list[str]:
-        """The most likely allowed colour for each row of model colour probabilities."""
-        if self.colours is None:
-            return [names[int(i)] for i in np.asarray(colour_p).argmax(axis=1)] if len(colour_p) else []
-        self.check(None, names)
-        keep = np.array([n in self.colours for n in names])
-        masked = np.where(keep[None, :], np.asarray(colour_p, np.float32), -1.0)
-        return [names[int(i)] for i in masked.argmax(axis=1)] if len(masked) else []
+    def decode_colours(self, colour_p: np.ndarray, names: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """For each row of model colour probabilities: the most likely allowed colour and its
+        probability.
+
+        >>> v = Vocabulary.of(["1"], ["white", "black"])
+        >>> colours, p = v.decode_colours(np.array([[0.6, 0.3, 0.1]]), ("ivory", "white", "black"))
+        >>> colours, [round(float(x), 2) for x in p]
+        (['white'], [0.3])
+        """
+        probs = np.asarray(colour_p, np.float32).reshape(len(colour_p), len(names))
+        if self.colours is not None:
+            self.check(None, names)
+            keep = np.array([n in self.colours for n in names])
+            probs = np.where(keep[None, :], probs, -1.0)
+        best = probs.argmax(axis=1) if len(probs) else np.zeros((0,), np.int64)
+        return [names[int(i)] for i in best], probs[np.arange(len(probs)), best]
 
 
 

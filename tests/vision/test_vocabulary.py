@@ -29,14 +29,17 @@ def test_a_face_the_game_lacks_keeps_a_low_score() -> None:
 def test_empty_rows_decode_to_nothing() -> None:
     faces, score = Vocabulary.of(["1"]).decode_faces(np.zeros((0, 4), np.float32), NAMES)
     assert faces == [] and score.shape == (0,)
-    assert Vocabulary.of(["1"], ["red"]).decode_colours(np.zeros((0, 2), np.float32), ("red", "blue")) == []
+    colours, p = Vocabulary.of(["1"], ["red"]).decode_colours(np.zeros((0, 2), np.float32), ("red", "blue"))
+    assert colours == [] and p.shape == (0,)
 
 
 def test_colours_are_restricted_to_the_allowed_ones() -> None:
     names = ("ivory", "white", "black", "navy")
     p = np.array([[0.6, 0.3, 0.05, 0.05], [0.1, 0.1, 0.2, 0.6]])
-    assert Vocabulary.of(["1"], ["white", "black"]).decode_colours(p, names) == ["white", "black"]
-    assert Vocabulary.of(["1"]).decode_colours(p, names) == ["ivory", "navy"]
+    colours, prob = Vocabulary.of(["1"], ["white", "black"]).decode_colours(p, names)
+    assert colours == ["white", "black"] and prob.tolist() == pytest.approx([0.3, 0.2])  # not renormalised
+    colours, prob = Vocabulary.of(["1"]).decode_colours(p, names)
+    assert colours == ["ivory", "navy"] and prob.tolist() == pytest.approx([0.6, 0.6])
 
 
 def test_names_the_model_lacks_are_refused() -> None:
@@ -72,12 +75,27 @@ def test_the_reader_reads_with_a_vocabulary() -> None:
     blue, grey, green, red = dice
     assert [d.face for d in dice] == ["プ"] * 4
     assert not blue.uncertain and blue.score > 0.99
-    assert not green.uncertain and green.colour in {"blue", "red"}  # green is not allowed
-    assert not grey.uncertain and grey.score == pytest.approx(2 / 3, abs=0.02)  # プ + 2 of a 3-way tie
+    # green is not allowed: read as the likelier allowed colour, which the model barely
+    # believes, so the die is unsure although its face is sure
+    assert green.uncertain and green.colour in {"blue", "red"} and green.score > 0.99
+    assert grey.score == pytest.approx(2 / 3, abs=0.02)  # プ + 2 of a 3-way tie
+    assert grey.uncertain  # its colour is a 3-way tie too
     assert red.uncertain and red.score < 0.01  # a wheel: almost nothing on プ or 2
     assert merged.without_cards().vocabulary is merged.vocabulary
     assert merged.info["vocabulary"]["faces"] == {"2": "プ", "プ": "プ"}
     assert plain.with_vocabulary(None).read(tiny.scene()).faces() == plain.read(tiny.scene()).faces()
+
+
+def test_colour_leaves_a_die_unsure_only_on_a_table_whose_words_depend_on_it() -> None:
+    faces = {"プ": "プ", "2": "プ"}
+    blind = tiny.fake_reader().with_vocabulary(Vocabulary.of(faces))
+    blue, grey, green, _ = blind.read(tiny.scene()).dice()
+    assert not blue.uncertain and not green.uncertain and not grey.uncertain  # colours are not read for the game
+    assert green.colour == "green"
+    coloured = tiny.fake_reader().with_vocabulary(Vocabulary.of(faces, ["blue", "green", "red"]))
+    blue, grey, green, _ = coloured.read(tiny.scene()).dice()
+    assert not blue.uncertain and not green.uncertain  # each colour read surely
+    assert grey.uncertain and grey.face == "プ"  # a grey die: a 3-way tie of colours
 
 
 def test_a_die_outside_the_vocabulary_is_never_sure() -> None:
