@@ -29,6 +29,7 @@ reveal). Cards get no closer look, so both lines are the frames' vote.
     tableref eval-live --n 60 --seed 1000
     tableref eval-live --n 60 --seed 2000 --tables heldout --die-px 22 34 --out runs/live
     tableref eval-live --n 60 --games doubt --card-px 90 130 --card-imgsz 512
+    tableref eval-live --n 60 --seed 1000 --camera warm
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
+from vision.camera_shifts import CameraShift
 from vision.demo import DEMO_TABLES, GAMES, REVEALS, card_pieces, demo_card_config, demo_scene_config, make_clip
 from vision.detections import Detection
 from vision.manifest import ManifestError
@@ -65,7 +67,9 @@ TABLES = {"demo": DEMO_TABLES, "heldout": HELDOUT_FAMILIES}
 
 @dataclass(frozen=True)
 class ClipSpec:
-    """How the clips are made: frame rate, frames of each phase, sensor noise."""
+    """How the clips are made: frame rate, frames of each phase, sensor noise, and the
+    camera the frames come through (a :class:`~vision.camera_shifts.CameraShift` name;
+    None: as rendered)."""
 
     fps: float = 15.0
     size: tuple[int, int] = (640, 480)
@@ -73,6 +77,7 @@ class ClipSpec:
     rolling: int = 8
     hold: int = 24
     noise_sigma: float = 2.5
+    camera: str | None = None
 
 
 @dataclass(frozen=True)
@@ -175,11 +180,13 @@ class ClipResult:
 
 def clip_frames(rng: np.random.Generator, clip: Any, spec: ClipSpec) -> Iterator[np.ndarray]:
     """The frames a webcam would send: empty table, dice rolling in, the still scene held
-    (every frame with fresh noise)."""
+    (every frame with fresh noise), through ``spec.camera``."""
     frames = [clip.empty] * spec.empty + list(clip.rolling) + [clip.still] * spec.hold
+    camera = None if spec.camera is None else CameraShift(spec.camera)
     for frame in frames:
         noise = rng.normal(0.0, spec.noise_sigma, frame.shape)
-        yield np.clip(frame.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        noisy = np.clip(frame.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        yield noisy if camera is None else camera.apply(noisy)
 
 
 def play_clip(
@@ -276,6 +283,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "relative to the frame's width, as one camera at a higher resolution sees them")
     parser.add_argument("--card-imgsz", type=int, default=None, metavar="N",
                         help="Doubt: card detector input size (default: the card model's live size)")
+    parser.add_argument("--camera", choices=[c.value for c in CameraShift], default=None,
+                        help="play the clips as another camera would send them (see vision/camera_shifts.py)")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")
     parser.add_argument("--precision", choices=PRECISIONS, default="auto")
@@ -308,6 +317,8 @@ def run(args: argparse.Namespace) -> int:
     spec, settle = ClipSpec(), SettleConfig()
     if args.size is not None:
         spec = replace(spec, size=(int(args.size[0]), int(args.size[1])))
+    if args.camera is not None:
+        spec = replace(spec, camera=args.camera)
     die_px = None if args.die_px is None else (float(args.die_px[0]), float(args.die_px[1]))
     card_px = None if args.card_px is None else (float(args.card_px[0]), float(args.card_px[1]))
     results = []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
+from types import SimpleNamespace
 from pathlib import Path
 
 import pytest
@@ -138,3 +140,25 @@ def test_eval_live_refuses_bad_card_arguments(args, capsys: pytest.CaptureFixtur
         pytest.skip("no committed card model")
     assert main(["eval-live", *args]) == 2
     assert "tableref eval-live:" in capsys.readouterr().err
+
+
+def test_the_clips_frames_come_through_the_camera_asked_for() -> None:
+    import numpy as np
+
+    from vision.camera_shifts import CameraShift
+    from vision.live_eval import ClipSpec, clip_frames
+
+    grey = np.full((8, 8, 3), 100, np.uint8)
+    clip = SimpleNamespace(empty=grey, rolling=[grey], still=grey)
+    spec = ClipSpec(empty=1, rolling=1, hold=2, noise_sigma=0.0)
+    plain = list(clip_frames(np.random.default_rng(0), clip, spec))
+    warm = list(clip_frames(np.random.default_rng(0), clip, replace(spec, camera="warm")))
+    assert len(plain) == len(warm) == 4
+    assert all((f == 100).all() for f in plain)
+    assert all(np.array_equal(w, CameraShift.WARM.apply(grey)) for w in warm)
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "dice-reader.json").is_file(), reason="no committed dice models")
+def test_eval_live_records_the_camera(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval-live", "--n", "1", "--seed", "7", "--camera", "dim", "--out", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / "live-metrics.json").read_text())["config"]["clip"]["camera"] == "dim"
