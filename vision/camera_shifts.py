@@ -109,3 +109,7 @@ class CameraShift(enum.Enum):
             case CameraShift.PHONE:
                 return _phone(image)
         raise AssertionError(self)
+
+
+NAMES: tuple[str, ...] = tuple(shift.value for shift in CameraShift)
+"""The names ``--camera`` takes."""

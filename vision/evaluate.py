@@ -28,7 +28,7 @@ from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
 from vision.manifest import QUARTER_TURNS, ManifestError
-from vision.camera_shifts import CameraShift
+from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, score
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
     parser.add_argument("--limit", type=int, default=None, help="score only the first N images")
     add_dice_options(parser)
-    parser.add_argument("--camera", choices=[c.value for c in CameraShift], default=None,
+    parser.add_argument("--camera", choices=CAMERA_NAMES, default=None,
                         help="score the photos as another camera would take them (see vision/camera_shifts.py)")
     parser.add_argument("--gt-boxes", action="store_true",
                         help="skip the detector: classify the ground-truth boxes (scores the classifier alone)")

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
-from vision.camera_shifts import CameraShift
+from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.demo import DEMO_TABLES, GAMES, REVEALS, card_pieces, demo_card_config, demo_scene_config, make_clip
 from vision.detections import Detection
 from vision.manifest import ManifestError
@@ -283,7 +283,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "relative to the frame's width, as one camera at a higher resolution sees them")
     parser.add_argument("--card-imgsz", type=int, default=None, metavar="N",
                         help="Doubt: card detector input size (default: the card model's live size)")
-    parser.add_argument("--camera", choices=[c.value for c in CameraShift], default=None,
+    parser.add_argument("--camera", choices=CAMERA_NAMES, default=None,
                         help="play the clips as another camera would send them (see vision/camera_shifts.py)")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
     parser.add_argument("--backend", choices=("auto", *BACKENDS), default="auto")

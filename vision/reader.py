@@ -282,8 +282,9 @@ class DiceReader:
             names, scores = vocab.decode_faces(face_p, faces)
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
-        doubtful = (np.zeros(len(boxes), bool) if box_scores is None
-                    else np.asarray(box_scores) < self.manifest.detector.sure_threshold)
+        # unsure whatever the face: a box the detector doubts, or (below) a colour read unsurely
+        unsure = (np.zeros(len(boxes), bool) if box_scores is None
+                  else np.asarray(box_scores) < self.manifest.detector.sure_threshold)
         if has_colour:
             if vocab is None:
                 colour_names = [colours[int(c)] for c in colour_p.argmax(axis=1)]
@@ -292,7 +293,7 @@ class DiceReader:
                 if vocab.colours is not None:
                     # The table's words depend on colour (Nine Dice): a colour read under the
                     # reporting threshold leaves the die as unsure as a face would.
-                    doubtful = doubtful | (colour_scores < self.threshold)
+                    unsure = unsure | (colour_scores < self.threshold)
         out = []
         for i in np.argsort((boxes[:, 0] + boxes[:, 2]), kind="stable"):
             score = float(scores[i])
@@ -303,7 +304,7 @@ class DiceReader:
                     colour=colour_names[i],
                     box=tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
                     score=min(1.0, max(0.0, score)),
-                    uncertain=bool(score < self.threshold or doubtful[i]),
+                    uncertain=bool(score < self.threshold or unsure[i]),
                     box_score=None if box_scores is None else round(float(box_scores[i]), 4),
                 )
             )
