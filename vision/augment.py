@@ -9,6 +9,11 @@ every angle in the data), scale, shift and perspective, then degrades it the
 way a webcam does: resolution loss (dice are 15-40 px in a frame), blur, noise, JPEG,
 brightness/contrast and mild per-channel colour gain. No flips: katakana are chiral.
 
+``white_balance`` (off by default, so older runs draw the same views) adds what another
+camera's white balance does: a gain per channel in linear light, red against blue along
+the warm-cool axis plus a little green tint, up to ``white_balance`` times between red
+and blue at the extremes.
+
 >>> import numpy as np
 >>> ctx = np.full((context_size(48), context_size(48), 3), 128, np.uint8)
 >>> augment(ctx, np.random.default_rng(0), 48).shape
@@ -70,6 +75,26 @@ class AugmentConfig:
     brightness: float = 25.0
     channel_gain: float = 0.06
     gamma: tuple[float, float] = (0.8, 1.25)
+    white_balance: float = 1.0  # largest red/blue gain ratio either way (1 = off)
+    p_white_balance: float = 0.5
+    tint: float = 0.08  # green gain either way, in linear light, when white balance moves
+
+
+GAMMA = 2.2  # near enough to sRGB: white balance acts on light, not on pixel values
+
+
+def white_balance_gains(rng: np.random.Generator, ratio: float, tint: float) -> np.ndarray:
+    """Linear-light gains (B, G, R) of a white balance set wrong: red over blue is
+    ``ratio ** t`` for a uniform ``t`` in [-1, 1] (warm when t > 0), green within ``tint``;
+    the geometric mean of red and blue stays 1, so exposure stays where it was.
+
+    >>> g = white_balance_gains(np.random.default_rng(0), 2.0, 0.0)
+    >>> 0.5 <= float(g[2] / g[0]) <= 2.0 and float(g[1]) == 1.0
+    True
+    """
+    half = np.log(ratio) / 2 * rng.uniform(-1.0, 1.0)
+    green = 1.0 + rng.uniform(-tint, tint)
+    return np.float32([np.exp(-half), green, np.exp(half)])
 
 
 def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentConfig = AugmentConfig()) -> np.ndarray:
@@ -92,6 +117,11 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentCo
             out = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
     if rng.random() < cfg.p_blur:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*cfg.blur_sigma))
+
+    if cfg.white_balance > 1.0 and rng.random() < cfg.p_white_balance:
+        gains = white_balance_gains(rng, cfg.white_balance, cfg.tint)
+        linear = (out.astype(np.float32) / 255.0) ** GAMMA * gains
+        out = (np.clip(linear, 0.0, 1.0) ** (1.0 / GAMMA) * 255.0 + 0.5).astype(np.uint8)
 
     img = out.astype(np.float32)
     gain = 1 + rng.uniform(-cfg.channel_gain, cfg.channel_gain, 3).astype(np.float32)

@@ -68,6 +68,20 @@ STAGES = ("all", "detector", "classifier", "specialist", "second-opinion")
 SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
 
 
+def _gain_ratio(text: str) -> float:
+    value = float(text)
+    if not value >= 1.0:
+        raise argparse.ArgumentTypeError(f"{text}: a ratio between red and blue gains, 1 (off) or more")
+    return value
+
+
+def _jpeg_quality(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 95:
+        raise argparse.ArgumentTypeError(f"{text}: a JPEG quality from 1 to 95")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR",
                         help="synthetic training set from `tableref synth` (repeatable)")
@@ -106,6 +120,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--real-any-angle", action="store_true",
                         help="dice classifier: turn the real tray's crops any way and mirror half of them (its photos "
                              "look straight down, so no side face shows); rendered crops keep their +-30 degrees")
+    parser.add_argument("--cls-white-balance", type=_gain_ratio, default=1.0, metavar="R",
+                        help="classifier augmentation: half the crops through a white balance set wrong, red/blue gains "
+                             "up to R times apart either way in linear light, as another camera would (1 = off)")
+    parser.add_argument("--cls-jpeg-min", type=_jpeg_quality, default=40, metavar="Q",
+                        help="classifier augmentation: lowest JPEG quality drawn (default 40; up to 95)")
     parser.add_argument("--cls-width", type=float, default=1.0,
                         help="classifier width multiple; with a narrower --cls-init the network is widened, "
                              "starting out computing what the narrower one did")
@@ -362,7 +381,7 @@ def run_classifier(
                            real_any_angle=args.real_any_angle and target.kind != "card",
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device,
-                           minutes=args.cls_minutes)
+                           minutes=args.cls_minutes, white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min)
     mined, mining = mine_negatives(args, items)
     if mining is not None:
         faces = (*faces, NOT_AN_INDEX)

@@ -21,7 +21,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,13 @@ class ClassifierConfig:
     rotation: float = 30.0  # augmentation turn either way, degrees (180 for cards)
     real_any_angle: bool = False  # real tray crops: any turn, and mirrored half the time (see _dataset)
     minutes: float | None = None  # a time budget: the first epoch's time fixes the epoch count (``epochs`` caps it)
+    white_balance: float = 1.0  # augmentation: largest red/blue gain ratio of a wrong white balance (1 = off)
+    jpeg_min: int = 40  # augmentation: lowest JPEG quality drawn
+
+    def augmentation(self) -> AugmentConfig:
+        """The augmentation of the rendered crops (the real tray's may turn further: see _dataset)."""
+        return AugmentConfig(rotation=self.rotation, white_balance=self.white_balance,
+                             jpeg_quality=(self.jpeg_min, AugmentConfig.jpeg_quality[1]))
 
 
 @dataclass
@@ -214,19 +221,19 @@ def build_model(n_faces: int, n_colours: int, width: float = 1.0):
     return DiceClassifier()
 
 
-def _dataset(crops: CropSet, size: int, seed: int, epoch: int, rotation: float = 30.0, real_any_angle: bool = False):
+def _dataset(crops: CropSet, size: int, seed: int, epoch: int, aug: AugmentConfig = AugmentConfig(),
+             real_any_angle: bool = False):
     """Augmented views; item ``k`` is crop ``k % n`` drawn at position ``k // n`` of the epoch,
     so every draw gets its own reproducible random view whatever the worker count.
 
     With ``real_any_angle`` the real tray's crops turn any way and are mirrored half the
     time. Those photos look straight down, so no side face shows and no turn hides a cue;
-    their pip faces mirrored are the same faces. The rendered crops keep ``rotation``.
+    their pip faces mirrored are the same faces. The rendered crops keep ``aug.rotation``.
     """
     import torch
 
     n = len(crops)
-    aug = AugmentConfig(rotation=rotation)
-    free_aug = AugmentConfig(rotation=180.0)
+    free_aug = replace(aug, rotation=180.0)
     free = np.array([real_any_angle and s == "real" for s in crops.sources] or [False] * n, bool)
     unreadable = crops.unreadable_mask()
 
@@ -405,7 +412,7 @@ def train_classifier(
         drawn = torch.utils.data.WeightedRandomSampler(weights, cfg.samples_per_epoch, replacement=True, generator=gen)
         sampler = [pos * len(train) + int(i) for pos, i in enumerate(drawn)]
         loader = torch.utils.data.DataLoader(
-            _dataset(train, cfg.size, cfg.seed, epoch, cfg.rotation, cfg.real_any_angle),
+            _dataset(train, cfg.size, cfg.seed, epoch, cfg.augmentation(), cfg.real_any_angle),
             batch_size=cfg.batch,
             sampler=sampler,
             num_workers=cfg.workers,

@@ -97,7 +97,7 @@ def test_a_second_opinion_file_is_rebuilt_from_its_own_manifest_entry(tmp_path):
 def test_only_the_real_tray_crops_turn_any_way(tmp_path):
     """Real tray photos look straight down, so with ``real_any_angle`` their crops may turn
     round or be mirrored; rendered crops keep their bounded turn (side faces below)."""
-    from vision.augment import context_size
+    from vision.augment import AugmentConfig, context_size
     from vision.train_classifier import CropSet, _dataset
 
     side = context_size(SIZE)
@@ -108,7 +108,7 @@ def test_only_the_real_tray_crops_turn_any_way(tmp_path):
     def right_brighter(any_angle: bool, row: int) -> int:
         count = 0
         for epoch in range(40):
-            x = _dataset(crops, SIZE, 0, epoch, 30.0, any_angle)[row][0].numpy()
+            x = _dataset(crops, SIZE, 0, epoch, AugmentConfig(), any_angle)[row][0].numpy()
             count += int(x[:, :, SIZE // 2:].mean() > x[:, :, : SIZE // 2].mean())
         return count
 

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.augment import CONTEXT, augment, center_view, context_crop, context_size
+from vision.augment import CONTEXT, AugmentConfig, augment, center_view, context_crop, context_size
 from vision.crops import square_crop
 from vision.datasets import LabelledImage
 from vision.detections import DIE_FACES, Detection
@@ -44,6 +44,51 @@ def test_augment_is_seeded_and_varied():
     c = augment(ctx, np.random.default_rng(8), 48)
     assert a.shape == (48, 48, 3) and a.dtype == np.uint8
     assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_white_balance_off_draws_the_views_older_runs_drew():
+    """With white balance off no random number is spent on it, so a seed gives the same
+    view as before the option existed (and a run's recipe still reproduces)."""
+    img, box = smooth_scene()
+    ctx = context_crop(img, box, 48, 1.25)
+    off = AugmentConfig(white_balance=1.0, p_white_balance=1.0)
+    for seed in range(5):
+        a = augment(ctx, np.random.default_rng(seed), 48)
+        assert np.array_equal(a, augment(ctx, np.random.default_rng(seed), 48, off))
+
+
+def test_white_balance_moves_red_against_blue_both_ways():
+    """A grey card through a wrong white balance turns warm in some views and cool in
+    others, never more than the ratio apart (in linear light), and keeps its brightness."""
+    ctx = np.full((context_size(48), context_size(48), 3), 128, np.uint8)
+    cfg = AugmentConfig(white_balance=2.5, p_white_balance=1.0, p_lowres=0, p_blur=0, p_noise=0, p_jpeg=0,
+                        contrast=(1, 1), brightness=0, channel_gain=0, gamma=(1, 1))
+    ratios = []
+    for seed in range(40):
+        out = augment(ctx, np.random.default_rng(seed), 48, cfg).reshape(-1, 3).mean(axis=0)
+        b, g, r = (out / 255.0) ** 2.2
+        ratios.append(r / b)
+        assert abs(np.sqrt(r * b) - (128 / 255) ** 2.2) < 0.01
+    assert min(ratios) < 0.7 and max(ratios) > 1.4
+    assert 1 / 2.5 - 0.02 < min(ratios) and max(ratios) < 2.5 + 0.05
+
+
+def test_a_classifier_run_names_its_camera_augmentation():
+    """--cls-white-balance and --cls-jpeg-min reach the crops' augmentation; nonsense is refused."""
+    import argparse
+
+    from vision.train import add_arguments
+    from vision.train_classifier import ClassifierConfig
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--cls-white-balance", "2.5", "--cls-jpeg-min", "20"])
+    aug = ClassifierConfig(white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min).augmentation()
+    assert aug.white_balance == 2.5 and aug.jpeg_quality == (20, 95)
+    assert ClassifierConfig().augmentation() == AugmentConfig()
+    for bad in (["--cls-white-balance", "0.5"], ["--cls-jpeg-min", "0"], ["--cls-jpeg-min", "99"]):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
 
 
 def test_augment_keeps_the_die_near_the_centre():
