@@ -163,3 +163,16 @@ def test_a_network_is_never_narrowed():
     ckpt = trained_checkpoint()
     with pytest.raises(ValueError, match="drop channels"):
         widen_checkpoint(widen_checkpoint(ckpt, 2.0), 1.0)
+
+
+def test_a_specialist_file_is_rebuilt_from_its_entry_in_the_specialists_list(tmp_path):
+    """A specialist may be trained on from its committed file: the manifest lists it under
+    ``specialists``, with its own classes."""
+    path = exported(tmp_path, manifest=None)
+    special = path.with_name("dice-specialist.onnx")
+    path.rename(special)
+    entry = {"file": special.name, "faces": FACES, "colours": COLOURS, "size": SIZE}
+    doc = {"classifier": {**entry, "file": "dice-classifier.onnx"}, "specialists": [entry]}
+    (special.parent / "dice-reader.json").write_text(json.dumps(doc), encoding="utf-8")
+    ckpt = checkpoint_from_onnx(special, np.random.default_rng(4).random((16, 3, SIZE, SIZE), np.float32))
+    assert (ckpt["faces"], ckpt["from_onnx"]) == (FACES, str(special))
