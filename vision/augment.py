@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.camera_shifts import gains
 from vision.crops import cut_square, resize_square, square_region
 
 CONTEXT = 1.6  # context crop side / runtime crop side
@@ -80,9 +81,6 @@ class AugmentConfig:
     tint: float = 0.08  # green gain either way, in linear light, when white balance moves
 
 
-GAMMA = 2.2  # near enough to sRGB: white balance acts on light, not on pixel values
-
-
 def white_balance_gains(rng: np.random.Generator, ratio: float, tint: float) -> np.ndarray:
     """Linear-light gains (B, G, R) of a white balance set wrong: red over blue is
     ``ratio ** t`` for a uniform ``t`` in [-1, 1] (warm when t > 0), green within ``tint``;
@@ -119,9 +117,7 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentCo
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*cfg.blur_sigma))
 
     if cfg.white_balance > 1.0 and rng.random() < cfg.p_white_balance:
-        gains = white_balance_gains(rng, cfg.white_balance, cfg.tint)
-        linear = (out.astype(np.float32) / 255.0) ** GAMMA * gains
-        out = (np.clip(linear, 0.0, 1.0) ** (1.0 / GAMMA) * 255.0 + 0.5).astype(np.uint8)
+        out = gains(out, *white_balance_gains(rng, cfg.white_balance, cfg.tint))
 
     img = out.astype(np.float32)
     gain = 1 + rng.uniform(-cfg.channel_gain, cfg.channel_gain, 3).astype(np.float32)

@@ -38,7 +38,9 @@ def _to_pixels(linear: np.ndarray) -> np.ndarray:
     return (np.clip(linear, 0.0, 1.0) ** (1.0 / GAMMA) * 255.0 + 0.5).astype(np.uint8)
 
 
-def _gains(image: np.ndarray, blue: float, green: float, red: float) -> np.ndarray:
+def gains(image: np.ndarray, blue: float, green: float, red: float) -> np.ndarray:
+    """``image`` (BGR, uint8) with each channel's light multiplied, as exposure and white
+    balance do; also the classifier's white-balance augmentation (:mod:`vision.augment`)."""
     return _to_pixels(_to_linear(image) * np.float32([blue, green, red]))
 
 
@@ -93,13 +95,13 @@ class CameraShift(enum.Enum):
         """``image`` (BGR, uint8) as this camera would have taken it; the same size."""
         match self:
             case CameraShift.WARM:
-                return _gains(image, blue=0.55, green=0.9, red=1.3)
+                return gains(image, blue=0.55, green=0.9, red=1.3)
             case CameraShift.COOL:
-                return _gains(image, blue=1.35, green=1.0, red=0.7)
+                return gains(image, blue=1.35, green=1.0, red=0.7)
             case CameraShift.DIM:
                 return _dim(image)
             case CameraShift.BRIGHT:
-                return _gains(image, 2.0, 2.0, 2.0)
+                return gains(image, 2.0, 2.0, 2.0)
             case CameraShift.LOWRES:
                 return _lowres(image)
             case CameraShift.JPEG:
