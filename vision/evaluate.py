@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
+from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.card_reader import merge_corners
 from vision.card_scoring import CardMetrics, LegibilitySplit, score_cards, score_legibility
 from vision.confusion_plot import save_confusion
@@ -28,7 +29,6 @@ from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
 from vision.manifest import QUARTER_TURNS, ManifestError
-from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, score
