@@ -369,6 +369,8 @@ def run_classifier(
     from vision import train_classifier as tc
 
     target = target_of(args)
+    # Taken before training: with --out models the run overwrites the file it starts from.
+    init_sha256 = sha256_of(args.cls_init) if args.cls_init and Path(args.cls_init).is_file() else None
     faces = specialist_faces(args) if specialist else target.faces
     if specialist:
         colours = []
@@ -421,6 +423,7 @@ def run_classifier(
         "architecture": f"3x3 stem + 3 residual blocks ({'-'.join(str(c) for c in tc.CHANNELS)} channels x width "
                         f"{cfg.width}, each stride 2), global average pool, dropout 0.2, {heads}",
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+        **({"init_sha256": init_sha256} if init_sha256 else {}),
         "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, faces),
                   "train_with_colour": int((train.colours != tc.IGNORE).sum())},
         "export": export,

@@ -664,3 +664,30 @@ def test_a_second_opinion_is_refused_for_cards_and_for_other_classes_than_the_cl
                                   "--out", str(models), "--runs", str(tmp_path / "runs")])) == 2
     assert "a second opinion must read the same" in capsys.readouterr().err
     assert (models / "dice-reader.json").read_text() == before and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(tmp_path):
+    """``--cls-init models/dice-specialist.onnx --out models``: the run overwrites its own
+    starting point, so the manifest keeps that file's sha256 in the training record."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import shutil
+
+    from vision.manifest import ReaderManifest, sha256_of
+    from vision.reader import DEFAULT_MODEL_DIR
+    from web.cli import main
+
+    assert main(["synth", "--out", str(tmp_path / "nine"), "--n", "4", "--seed", "5", "--dice-sets", "nine",
+                 "--workers", "1", "--quiet"]) == 0
+    out = tmp_path / "models"
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
+    before = sha256_of(out / "dice-specialist.onnx")
+    assert main(["train", "--stage", "specialist", "--no-real", "--synth", str(tmp_path / "nine"),
+                 "--cls-init", str(out / "dice-specialist.onnx"), "--cls-epochs", "1", "--cls-samples", "64",
+                 "--cls-batch", "32", "--cls-lr", "1e-5", "--workers", "0",
+                 "--runs", str(tmp_path / "runs"), "--out", str(out)]) == 0
+    manifest = ReaderManifest.load(out / "dice-reader.json")
+    [spec] = manifest.specialists
+    assert spec.sha256 == sha256_of(out / "dice-specialist.onnx") != before
+    assert manifest.training["dice-specialist"]["init_sha256"] == before
