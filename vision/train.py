@@ -370,7 +370,7 @@ def run_classifier(
 
     target = target_of(args)
     # Taken before training: with --out models the run overwrites the file it starts from.
-    init_sha256 = sha256_of(args.cls_init) if args.cls_init and Path(args.cls_init).is_file() else None
+    init_sha256 = sha256_of(args.cls_init) if args.cls_init and args.cls_init.is_file() else None
     faces = specialist_faces(args) if specialist else target.faces
     if specialist:
         colours = []
