@@ -16,6 +16,7 @@ once, IoU >= 0.5). Every listed prediction counts, ``uncertain`` ones included.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -134,6 +135,7 @@ class Metrics:
     confusion: Confusion
     iou_threshold: float
     by_size: tuple[tuple[str, FaceStats], ...] = ()  # (size bin, found and read right), see size_bin
+    colour_mistakes: tuple[tuple[str, str, int], ...] = ()  # (true colour, read colour, dice), most first
 
     @property
     def recall(self) -> float | None:
@@ -186,6 +188,7 @@ class Metrics:
                 "evaluated": self.colour_evaluated,
                 "correct": self.colour_correct,
                 "accuracy": self.colour_accuracy,
+                "mistakes": [{"truth": t, "read": r, "dice": n} for t, r, n in self.colour_mistakes],
             },
             "scene_exact": {"images": self.images, "exact": self.scenes_exact, "rate": self.scene_exact_rate},
             "by_size": {b: {**st.to_json(), "recall": _ratio(st.matched, st.gt)} for b, st in self.by_size},
@@ -216,6 +219,7 @@ def score(
     cm = np.zeros((len(rows), len(cols)), dtype=np.int64)
     stats = {f: [0, 0, 0] for f in labels}
     sizes = {b: [0, 0, 0] for b in size_bins()}
+    colour_miss: Counter[tuple[str, str]] = Counter()
     totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
     for g, p, m in per_image:
         totals["gt"] += len(g)
@@ -238,6 +242,8 @@ def score(
             if truth.colour is not None:
                 totals["col_n"] += 1
                 totals["col_ok"] += truth.colour == guess.colour
+                if truth.colour != guess.colour:
+                    colour_miss[truth.colour, str(guess.colour)] += 1
             if not guess.uncertain:
                 totals["conf_n"] += 1
                 totals["conf_ok"] += ok
@@ -270,4 +276,5 @@ def score(
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,
         by_size=tuple((b, FaceStats(*sizes[b])) for b in sizes if sizes[b][0]),
+        colour_mistakes=tuple((t, r, n) for (t, r), n in sorted(colour_miss.items(), key=lambda kv: (-kv[1], kv[0]))),
     )

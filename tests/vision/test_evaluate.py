@@ -13,6 +13,7 @@ from tests.vision import tiny_reader as tiny
 from vision.confusion_plot import draw_confusion
 from vision.datasets import DatasetError, load_dataset, parse_yolo_line
 from vision.detections import Detection
+from vision.evaluate import report
 from vision.scoring import EXTRA, MISSED, greedy_match, score, size_bin, size_bins
 from web.cli import main
 
@@ -64,6 +65,16 @@ def test_size_bins_cover_every_box():
     assert size_bins() == ("<20 px", "20-30 px", "30-45 px", "45-70 px", ">=70 px")
     for side in (0.0, 19.9, 20.0, 44.9, 45.0, 69.9, 70.0, 1e4):
         assert size_bin((0, 0, side, 1)) in size_bins()
+
+
+def test_colour_mistakes_are_counted_by_pair_most_first():
+    truth = [die("1", (i * 20, 0, i * 20 + 10, 10), c) for i, c in enumerate(["ivory", "ivory", "white", "black", "blue"])]
+    reading = [die("1", d.box, c, 0.9) for d, c in zip(truth, ["white", "white", "ivory", "black", "navy"])]
+    m = score([(truth, reading)])
+    assert m.colour_mistakes == (("ivory", "white", 2), ("blue", "navy", 1), ("white", "ivory", 1))
+    assert m.to_json()["colour"]["mistakes"][0] == {"truth": "ivory", "read": "white", "dice": 2}
+    assert "ivory→white: 2" in report("t", m, [])
+    assert score(IMAGES[:1]).colour_mistakes == (("blue", "white", 1),)
 
 
 def test_extra_sure_counts_only_unflagged_strays():
