@@ -129,6 +129,8 @@ def report(name: str, metrics: Metrics, times: list[float]) -> str:
         f"  colour     accuracy {_pct(m.colour_accuracy)} ({m.colour_correct}/{m.colour_evaluated} matched dice with a colour label)",
         f"  scenes     exact {_pct(m.scene_exact_rate)} ({m.scenes_exact}/{m.images}: every die found and read, nothing extra)",
     ]
+    if m.per_colour:
+        lines.append("  per colour " + "   ".join(f"{c}: {_pct(k / n)} ({k}/{n})" for c, n, k in m.per_colour))
     if m.colour_mistakes:
         lines.append("  colour as  " + "   ".join(f"{t}→{r}: {n}" for t, r, n in m.colour_mistakes[:8])
                      + ("   ..." if len(m.colour_mistakes) > 8 else "") + "  (true colour→read, most first)")

@@ -136,6 +136,7 @@ class Metrics:
     iou_threshold: float
     by_size: tuple[tuple[str, FaceStats], ...] = ()  # (size bin, found and read right), see size_bin
     colour_mistakes: tuple[tuple[str, str, int], ...] = ()  # (true colour, read colour, dice), most first
+    per_colour: tuple[tuple[str, int, int], ...] = ()  # (true colour, matched dice, read right), most dice first
 
     @property
     def recall(self) -> float | None:
@@ -189,6 +190,7 @@ class Metrics:
                 "correct": self.colour_correct,
                 "accuracy": self.colour_accuracy,
                 "mistakes": [{"truth": t, "read": r, "dice": n} for t, r, n in self.colour_mistakes],
+                "per_colour": {c: {"matched": n, "correct": k, "accuracy": _ratio(k, n)} for c, n, k in self.per_colour},
             },
             "scene_exact": {"images": self.images, "exact": self.scenes_exact, "rate": self.scene_exact_rate},
             "by_size": {b: {**st.to_json(), "recall": _ratio(st.matched, st.gt)} for b, st in self.by_size},
@@ -220,6 +222,7 @@ def score(
     stats = {f: [0, 0, 0] for f in labels}
     sizes = {b: [0, 0, 0] for b in size_bins()}
     colour_miss: Counter[tuple[str, str]] = Counter()
+    colour_seen: Counter[str] = Counter()
     totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
     for g, p, m in per_image:
         totals["gt"] += len(g)
@@ -242,6 +245,7 @@ def score(
             if truth.colour is not None:
                 totals["col_n"] += 1
                 totals["col_ok"] += truth.colour == guess.colour
+                colour_seen[truth.colour] += 1
                 if truth.colour != guess.colour:
                     colour_miss[truth.colour, str(guess.colour)] += 1
             if not guess.uncertain:
@@ -276,5 +280,7 @@ def score(
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,
         by_size=tuple((b, FaceStats(*sizes[b])) for b in sizes if sizes[b][0]),
+        per_colour=tuple((c, n, n - sum(k for (t, _), k in colour_miss.items() if t == c))
+                         for c, n in sorted(colour_seen.items(), key=lambda kv: (-kv[1], kv[0]))),
         colour_mistakes=tuple((t, r, n) for (t, r), n in sorted(colour_miss.items(), key=lambda kv: (-kv[1], kv[0]))),
     )

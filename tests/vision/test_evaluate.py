@@ -73,7 +73,9 @@ def test_colour_mistakes_are_counted_by_pair_most_first():
     m = score([(truth, reading)])
     assert m.colour_mistakes == (("ivory", "white", 2), ("blue", "navy", 1), ("white", "ivory", 1))
     assert m.to_json()["colour"]["mistakes"][0] == {"truth": "ivory", "read": "white", "dice": 2}
-    assert "ivory→white: 2" in report("t", m, [])
+    assert m.per_colour == (("ivory", 2, 0), ("black", 1, 1), ("blue", 1, 0), ("white", 1, 0))
+    assert m.to_json()["colour"]["per_colour"]["black"] == {"matched": 1, "correct": 1, "accuracy": 1.0}
+    assert "ivory→white: 2" in report("t", m, []) and "black: 100.0% (1/1)" in report("t", m, [])
     assert score(IMAGES[:1]).colour_mistakes == (("blue", "white", 1),)
 
 
