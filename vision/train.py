@@ -565,11 +565,9 @@ def run(args: argparse.Namespace) -> int:
     args.imgsz = args.imgsz or target.imgsz
     args.crop = args.crop or (cls_spec.size if args.stage == "specialist" else target.crop)
     if args.stage == "specialist":
+        # A specialist cuts its own crops (vision.stages.ask_specialist), so it may read at
+        # another size than the classifier: a larger one shows more of a big die's mark.
         specialists = other_specialists(args, manifest)
-        # A dice specialist shares the classifier's crops (and its looks); the card reader cuts
-        # its suit specialist's crops apart, so those may have their own size.
-        if args.crop != cls_spec.size and target.kind != "card":
-            raise SystemExit(f"the specialist reads the classifier's own crops: give --crop {cls_spec.size}")
     torch_device, yolo_device = resolve_device(args.device)
     log(f"training the {'card' if target.kind == 'card' else 'dice'} reader on {torch_device}; {len(items)} images "
         f"({sum(v for *_, v in items)} held out for validation)")

@@ -189,6 +189,21 @@ def test_with_a_look_the_specialist_reads_every_view_and_averages() -> None:
     assert np.allclose(out[:, [DIE_FACES.index("プ"), DIE_FACES.index("2")]], [[1 / 3, 2 / 3]] * 2)
 
 
+def test_a_specialist_cuts_its_own_crops_at_its_own_size() -> None:
+    big = replace(SPEC, size=80)  # the classifier reads 48 px crops; this specialist reads 80 px ones
+    assert tiny.manifest().classifier.size != big.size
+    p = np.zeros((2, len(DIE_FACES)), np.float32)
+    p[:, DIE_FACES.index("プ")] = 1.0
+    model = FakeSpecialist()
+    ask_specialist(model, big, DIE_FACES, tiny.scene(), boxes()[:2], p, look=SECOND_LOOK)
+    assert model.calls == [(2 * (1 + len(SECOND_LOOK.views)), 3, 80, 80)]
+    reader = DiceReader(replace(tiny.manifest(), specialists=(big,)), tiny.FakeDetector(), tiny.FakeClassifier(),
+                        specialists=(model,))
+    model.calls.clear()
+    reader.read(tiny.scene())
+    assert model.calls and all(c[2:] == (80, 80) for c in model.calls)
+
+
 class TopHeavy:
     """Reads face 0 surely when a crop's top half is brighter than its bottom half, face 1
     when darker, and a tie when they match: it sees which way up a crop is."""
