@@ -223,6 +223,7 @@ def score(
     sizes = {b: [0, 0, 0] for b in size_bins()}
     colour_miss: Counter[tuple[str, str]] = Counter()
     colour_seen: Counter[str] = Counter()
+    colour_right: Counter[str] = Counter()
     totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
     for g, p, m in per_image:
         totals["gt"] += len(g)
@@ -246,6 +247,7 @@ def score(
                 totals["col_n"] += 1
                 totals["col_ok"] += truth.colour == guess.colour
                 colour_seen[truth.colour] += 1
+                colour_right[truth.colour] += truth.colour == guess.colour
                 if truth.colour != guess.colour:
                     colour_miss[truth.colour, str(guess.colour)] += 1
             if not guess.uncertain:
@@ -280,7 +282,6 @@ def score(
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,
         by_size=tuple((b, FaceStats(*sizes[b])) for b in sizes if sizes[b][0]),
-        per_colour=tuple((c, n, n - sum(k for (t, _), k in colour_miss.items() if t == c))
-                         for c, n in sorted(colour_seen.items(), key=lambda kv: (-kv[1], kv[0]))),
+        per_colour=tuple((c, n, colour_right[c]) for c, n in sorted(colour_seen.items(), key=lambda kv: (-kv[1], kv[0]))),
         colour_mistakes=tuple((t, r, n) for (t, r), n in sorted(colour_miss.items(), key=lambda kv: (-kv[1], kv[0]))),
     )
