@@ -198,6 +198,11 @@ class Metrics:
         }
 
 
+def _most_first(counts: Counter[Any]) -> list[tuple[Any, int]]:
+    """``counts``' items, largest count first, ties in key order (a stable report)."""
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def _label_order(seen: Iterable[str], kind: str = "die") -> tuple[str, ...]:
     seen = set(seen)
     known = [f for f in ((*CARD_RANKS, *CARD_SUITS) if kind == "card" else DIE_FACES) if f in seen]
@@ -224,7 +229,7 @@ def score(
     colour_miss: Counter[tuple[str, str]] = Counter()
     colour_seen: Counter[str] = Counter()
     colour_right: Counter[str] = Counter()
-    totals = dict(gt=0, pred=0, matched=0, correct=0, col_n=0, col_ok=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
+    totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
     for g, p, m in per_image:
         totals["gt"] += len(g)
         totals["pred"] += len(p)
@@ -244,8 +249,6 @@ def score(
             sizes[size_bin(truth.box)][2] += ok
             cm[rows.index(truth.face), cols.index(guess.face)] += 1
             if truth.colour is not None:
-                totals["col_n"] += 1
-                totals["col_ok"] += truth.colour == guess.colour
                 colour_seen[truth.colour] += 1
                 colour_right[truth.colour] += truth.colour == guess.colour
                 if truth.colour != guess.colour:
@@ -271,8 +274,8 @@ def score(
         predicted=totals["pred"],
         matched=totals["matched"],
         face_correct=totals["correct"],
-        colour_evaluated=totals["col_n"],
-        colour_correct=totals["col_ok"],
+        colour_evaluated=sum(colour_seen.values()),
+        colour_correct=sum(colour_right.values()),
         scenes_exact=totals["exact"],
         uncertain=totals["unc"],
         confident_correct=totals["conf_ok"],
@@ -282,6 +285,6 @@ def score(
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,
         by_size=tuple((b, FaceStats(*sizes[b])) for b in sizes if sizes[b][0]),
-        per_colour=tuple((c, n, colour_right[c]) for c, n in sorted(colour_seen.items(), key=lambda kv: (-kv[1], kv[0]))),
-        colour_mistakes=tuple((t, r, n) for (t, r), n in sorted(colour_miss.items(), key=lambda kv: (-kv[1], kv[0]))),
+        per_colour=tuple((c, n, colour_right[c]) for c, n in _most_first(colour_seen)),
+        colour_mistakes=tuple((t, r, n) for (t, r), n in _most_first(colour_miss)),
     )
