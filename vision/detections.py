@@ -37,6 +37,11 @@ class Detection:
     # cards or hand-made readings). Not part of the JSON contract; the settler uses it to
     # tell a speck the detector doubts from a die.
     box_score: float | None = field(default=None, compare=False, repr=False)
+    # A die unsure of its face alone (its box sure, and its colour where the game reads
+    # one): every face it may show, likeliest first. Empty for a sure die and for one whose
+    # box or colour is in doubt. Not part of the JSON contract; the table uses it to give a
+    # verdict that holds whatever such a die shows (web.unsure).
+    alternatives: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def centre(self) -> tuple[float, float]:
@@ -65,6 +70,7 @@ class Detection:
             box=(x1, y1, x2, y2),
             score=float(obj.get("score", 1.0)),
             uncertain=bool(obj.get("uncertain", False)),
+            alternatives=tuple(str(f) for f in obj.get("alternatives") or ()),
         )
 
 

@@ -288,6 +288,12 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
     if kind == "card" and config.card_suits_agree:
         uncertain = uncertain or len({d.face[-1:] for d in track if d.face[:-1] == str(face)[:-1]}) > 1
     newest = track[-1]
+    alternatives: tuple[str, ...] = ()
+    # A speck the detector doubts in some frame, or a die none of the game's (marked faint
+    # by pipeline.doubt_foreign), may not be there at all: what it shows is beside the point.
+    if (uncertain and n_colour / len(track) >= config.min_share
+            and not any(is_faint(d, config) for d in track)):
+        alternatives = unsure_faces([str(f) for f, _ in face_counts], track)
     det = Detection(
         kind=str(kind),
         face=str(face),
@@ -296,6 +302,7 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
         score=confidence,
         uncertain=uncertain,
         box_score=_mean_box_score(track),
+        alternatives=alternatives,
     )
     vote = ObjectVote(
         face=str(face),
@@ -306,6 +313,23 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
         counts=tuple((str(f), n) for f, n in face_counts),
     )
     return det, vote
+
+
+def unsure_faces(voted: Sequence[str], reads: Sequence[Detection]) -> tuple[str, ...]:
+    """Every face an unsure die may show: the faces ``voted`` (likeliest first), then each
+    read's own alternatives. Empty unless every read is of a die that is sure, or unsure of
+    its face alone: a read whose box or colour was in doubt leaves the die a re-read.
+
+    >>> a = Detection("die", "5", "white", (0, 0, 9, 9), 0.6, uncertain=True, alternatives=("5", "6"))
+    >>> b = Detection("die", "4", "white", (0, 0, 9, 9), 0.9)
+    >>> unsure_faces(["5", "4"], [a, b, a])
+    ('5', '4', '6')
+    >>> unsure_faces(["5"], [a, Detection("die", "5", "white", (0, 0, 9, 9), 0.9, uncertain=True)])
+    ()
+    """
+    if any(d.kind != "die" or (d.uncertain and not d.alternatives) for d in reads):
+        return ()
+    return tuple(dict.fromkeys([*voted, *(f for d in reads for f in d.alternatives)]))
 
 
 def _mean_box_score(track: Sequence[Detection]) -> float | None:
@@ -346,12 +370,11 @@ def fold_closer(settled: SettledReading, closer: Sequence[Detection], config: Se
             continue
         share = vote.share_of(c.face)
         confidence = round(share * c.score, 4)
-        objects[i] = replace(
-            o,
-            face=c.face,
-            score=confidence,
-            uncertain=c.uncertain or share < config.min_share or confidence < config.uncertain_below,
-        )
+        uncertain = c.uncertain or share < config.min_share or confidence < config.uncertain_below
+        alternatives: tuple[str, ...] = ()
+        if uncertain and (o.alternatives or not o.uncertain):
+            alternatives = unsure_faces([c.face, *o.alternatives, *(f for f, _ in vote.counts)], [c])
+        objects[i] = replace(o, face=c.face, score=confidence, uncertain=uncertain, alternatives=alternatives)
         votes[i] = replace(vote, face=c.face, face_share=share, confidence=confidence, closer=(c.face, round(c.score, 4)))
     return replace(settled, reading=replace(settled.reading, objects=tuple(objects)), votes=tuple(votes))
 

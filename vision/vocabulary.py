@@ -96,6 +96,18 @@ class Vocabulary:
     def decode_faces(self, face_p: np.ndarray, names: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """For each row of model face probabilities: the reported face and its score (the
         summed probability of the model faces it stands for)."""
+        out, merged = self.merge_faces(face_p, names)
+        best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
+        return [out[int(j)] for j in best], merged[np.arange(len(merged)), best]
+
+    def merge_faces(self, face_p: np.ndarray, names: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+        """The reported faces, and each row of model face probabilities summed onto them.
+
+        >>> v = Vocabulary.of({"wheel": "wheel", "1": "wheel", "2": "2"}, None)
+        >>> out, p = v.merge_faces(np.array([[0.5, 0.3, 0.2]]), ("1", "wheel", "2"))
+        >>> out, [round(float(x), 2) for x in p[0]]
+        (('2', 'wheel'), [0.2, 0.8])
+        """
         self.check(names, None)
         out = self.reported_faces
         merge = np.zeros((len(names), len(out)), np.float32)
@@ -103,9 +115,7 @@ class Vocabulary:
         column = {n: j for j, n in enumerate(out)}
         for model_face, reported in self.faces:
             merge[index[model_face], column[reported]] = 1.0
-        merged = np.asarray(face_p, np.float32) @ merge
-        best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
-        return [out[int(j)] for j in best], merged[np.arange(len(merged)), best]
+        return out, np.asarray(face_p, np.float32) @ merge
 
     def decode_colours(self, colour_p: np.ndarray, names: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """For each row of model colour probabilities: the most likely allowed colour and its

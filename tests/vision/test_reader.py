@@ -15,6 +15,7 @@ from vision.detections import Reading
 from vision.manifest import ClassifierSpec, ManifestError, ReaderManifest
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, InvalidImage, as_bgr, load_reader
 from vision.stages import SECOND_LOOK
+from vision.vocabulary import Vocabulary
 
 EXPECTED = [  # left to right: (face, colour, uncertain)
     ("プ", "blue", False),
@@ -297,3 +298,25 @@ def test_second_opinion_manifest_entries_are_checked(tiny_dir, tmp_path):
     (models / "dice-second-opinion.onnx").unlink()
     with pytest.raises(ManifestError, match="second-opinion model .* is missing"):
         load_reader(models)
+
+
+def test_a_die_unsure_of_its_face_alone_lists_the_faces_it_may_show() -> None:
+    # tiny classifier: the grey die is a 3-way tie (box sure); the red die's box is doubted
+    blue, grey, green, red = tiny.fake_reader().read(tiny.scene()).dice()
+    assert grey.uncertain and set(grey.alternatives) == set(tiny.CHANNEL_FACE) and grey.alternatives[0] == grey.face
+    assert red.uncertain and red.alternatives == ()  # the detector doubts it is a die at all
+    assert blue.alternatives == green.alternatives == ()  # sure
+    assert "alternatives" not in grey.to_json()  # not part of `tableref read --json`
+    # faces merged by a vocabulary are merged in the alternatives too
+    merged = tiny.fake_reader(threshold=0.7).with_vocabulary(Vocabulary.of({"プ": "プ", "2": "プ", "wheel": "wheel"}))
+    grey = merged.read(tiny.scene()).dice()[1]
+    assert grey.uncertain and grey.alternatives == ("プ", "wheel")
+
+
+def test_a_die_whose_probability_is_spread_thin_has_no_alternatives() -> None:
+    from vision.reader import face_alternatives
+
+    assert face_alternatives(("4", "5", "6"), np.array([0.5, 0.3, 0.2])) == ("4", "5", "6")
+    assert face_alternatives(("4", "5", "6"), np.array([0.5, 0.015, 0.485])) == ("4", "6")
+    # a Nine Dice reading whose probability mostly sits on pip faces the table cannot show
+    assert face_alternatives(("ガ", "ラ"), np.array([0.44, 0.22])) == ()

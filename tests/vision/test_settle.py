@@ -368,3 +368,48 @@ def test_a_card_whose_frames_disagree_on_its_suit_is_uncertain() -> None:
     assert not feed(Settler(CFG), ranks)[-1].reading.objects[0].uncertain
     dice = [frame(die(100, 100, f)) for f in ["4", "4", "6", "4", "4"]]
     assert not feed(Settler(CFG), dice)[-1].reading.objects[0].uncertain
+
+
+def test_a_split_vote_lists_the_faces_the_die_may_show() -> None:
+    faces = ["ブ", "プ", "ブ", "プ", "ブ"]
+    reads = [die(100, 100, f, score=0.7, uncertain=True) for f in faces]
+    reads = [replace(d, alternatives=(d.face, "フ")) for d in reads]
+    settled = feed(Settler(CFG), [frame(r) for r in reads])[-1]
+    assert settled is not None and settled.reading.objects[0].uncertain
+    assert settled.reading.objects[0].alternatives == ("ブ", "プ", "フ")  # the vote's faces first
+    # a sure die has none
+    sure = feed(Settler(CFG), [frame(die(100, 100, "2"))] * 5)[-1]
+    assert sure is not None and sure.reading.objects[0].alternatives == ()
+
+
+def test_a_die_whose_box_or_colour_was_in_doubt_has_no_alternatives() -> None:
+    # one frame unsure for another reason (no alternatives of its own): the die stays a re-read
+    reads = [replace(die(100, 100, "5", score=0.7, uncertain=True), alternatives=("5", "6"))] * 4
+    reads.append(die(100, 100, "5", score=0.9, uncertain=True))
+    settled = feed(Settler(CFG), [frame(r) for r in reads])[-1]
+    assert settled is not None and settled.reading.objects[0].uncertain
+    assert settled.reading.objects[0].alternatives == ()
+    # a split colour vote
+    colours = ["white", "black", "white", "black", "blue"]
+    reads = [replace(die(100, 100, "5", colour=c, score=0.6, uncertain=True), alternatives=("5", "6")) for c in colours]
+    settled = feed(Settler(CFG), [frame(r) for r in reads])[-1]
+    assert settled is not None and settled.reading.objects[0].alternatives == ()
+    # a box the detector doubts in a frame
+    reads = [replace(die(100, 100, "5", score=0.6, uncertain=True), alternatives=("5", "6"), box_score=b)
+             for b in (0.9, 0.9, 0.3, 0.9, 0.9)]
+    settled = feed(Settler(CFG), [frame(r) for r in reads])[-1]
+    assert settled is not None and settled.reading.objects[0].alternatives == ()
+
+
+def test_a_closer_look_that_leaves_a_die_unsure_keeps_every_face_it_may_show() -> None:
+    unsure = replace(die(100, 0, "ブ", score=0.7, uncertain=True), alternatives=("ブ", "プ"))
+    s = settled_of((unsure, (("ブ", 4), ("プ", 1))),)
+    closer = replace(die(101, 1, "プ", score=0.6, uncertain=True), alternatives=("プ", "フ"))
+    folded = settle_mod.fold_closer(s, [closer], CFG).reading.objects[0]
+    assert folded.uncertain and folded.face == "プ" and folded.alternatives == ("プ", "ブ", "フ")
+    # up close the box (or the colour) is in doubt: no alternatives
+    doubted = die(101, 1, "プ", score=0.9, uncertain=True)
+    assert settle_mod.fold_closer(s, [doubted], CFG).reading.objects[0].alternatives == ()
+    # and a closer look that makes it sure drops them
+    sure = settle_mod.fold_closer(s, [die(101, 1, "ブ", score=0.95)], CFG).reading.objects[0]
+    assert not sure.uncertain and sure.alternatives == ()
