@@ -191,7 +191,11 @@ def document() -> JSON:
             "kind": {"type": "string", "enum": ["die", "card"]}, "face": {"type": "string"},
             "colour": {"type": "string", "nullable": True},
             "box": {"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 4},
-            "score": {"type": "number"}, "uncertain": {"type": "boolean"}, "corrected": {"type": "boolean"}}},
+            "score": {"type": "number"}, "uncertain": {"type": "boolean"},
+            "alternatives": {"type": "array", "items": {"type": "string"}, "maxItems": 16,
+                             "description": "an unsure die's possible faces, likeliest first: a verdict that holds "
+                                            "for all of them is given"},
+            "corrected": {"type": "boolean"}}},
         "ReadingIn": {"type": "object", "required": ["objects"], "properties": {
             "objects": {"type": "array", "items": _ref("Object")}, "width": {"type": "integer"}, "height": {"type": "integer"}}},
         "RevealRequest": {"type": "object", "properties": {"reading": _ref("ReadingIn")}},

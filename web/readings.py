@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from referee.errors import Misread
+from referee.errors import MalformedEvent, Misread
+from referee.game import Rules, State
 from vision.detections import Detection, Reading
 
 from web.errors import BadRequest, NotFourOfAKind
@@ -42,6 +43,7 @@ CARD_GAMES = ("doubt",)
 MAX_OBJECTS = 64
 MAX_TEXT = 24
 MAX_SIDE = 20000
+MAX_ALTERNATIVES = 16
 
 
 def object_kind(game: str) -> str:
@@ -93,6 +95,13 @@ def parse_object(raw: Any, game: str, index: int | str = "") -> JSON:
                  "score": round(float(score), 4)}
     if uncertain:
         out["uncertain"] = True
+        alternatives = raw.get("alternatives")
+        if alternatives is not None:
+            if (not isinstance(alternatives, list) or not 0 < len(alternatives) <= MAX_ALTERNATIVES
+                    or face not in alternatives):
+                raise BadRequest(f"{where}.alternatives must list the faces it may show, its face among them",
+                                 f"{where}.alternativesには読み取った目を含む候補の目を並べます")
+            out["alternatives"] = [_text(a, f"{where}.alternatives[{k}]") for k, a in enumerate(alternatives)]
     if raw.get("corrected") is True:
         out["corrected"] = True
     return out
@@ -130,8 +139,17 @@ def from_reading(reading: Reading, game: str | None = None) -> ParsedReading:
     (['QS'], 2)
     """
     kind = object_kind(game) if game is not None else None
-    objects = tuple(o.to_json() for o in reading.objects if kind is None or o.kind == kind)
+    objects = tuple(_stored(o) for o in reading.objects if kind is None or o.kind == kind)
     return ParsedReading(objects, int(reading.width), int(reading.height))
+
+
+def _stored(obj: Detection) -> JSON:
+    """An object as a table stores it: the ``read --json`` shape, and for a die unsure of its
+    face alone the faces it may show (:mod:`web.unsure`)."""
+    out = obj.to_json()
+    if obj.uncertain and obj.alternatives:
+        out["alternatives"] = list(obj.alternatives)
+    return out
 
 
 def reading_event(game: str, event_type: str, objects: Sequence[Mapping[str, Any]]) -> JSON:
@@ -154,6 +172,19 @@ def reading_event(game: str, event_type: str, objects: Sequence[Mapping[str, Any
     if game == "doubt":
         return {"type": event_type, "cards": [o["face"] for o in objects]}
     return {"type": event_type, "dice": [o["face"] for o in objects]}
+
+
+def judge_reading(
+    rules: Rules, players: Sequence[str], state: State, event_type: str, objects: Sequence[Mapping[str, Any]]
+) -> tuple[JSON, State]:
+    """The event ``objects`` make (:func:`reading_event`), checked by the game's ``rules``,
+    and the state after it; :class:`Misread` when they cannot be a true reading."""
+    raw = reading_event(rules.name, event_type, objects)
+    try:
+        event = rules.parse_event(raw, list(players))
+    except MalformedEvent as err:  # built from what was read: a misreading, not a bad request
+        raise Misread(err.message("en"), err.message("ja")) from err
+    return event.to_json(), state.apply(event)
 
 
 def discard_event(player: str, objects: Sequence[Mapping[str, Any]]) -> JSON:
@@ -197,6 +228,7 @@ def apply_changes(objects: Sequence[Mapping[str, Any]], changes: Any, game: str)
         if "add" in change:
             obj = parse_object(change["add"], game, "add")
             obj.pop("uncertain", None)
+            obj.pop("alternatives", None)
             added.append({**obj, "score": 1.0, "corrected": True})
             continue
         index = change.get("index")
@@ -215,6 +247,7 @@ def apply_changes(objects: Sequence[Mapping[str, Any]], changes: Any, game: str)
         if "face" not in change and "colour" not in change:
             raise BadRequest(f"changes[{n}] must set face, colour or remove", f"changes[{n}]にはface、colour、removeのいずれかが必要です")
         edited.pop("uncertain", None)
+        edited.pop("alternatives", None)
         out[index] = {**edited, "score": 1.0, "corrected": True}
     kept = tuple(o for o in out if o is not None) + tuple(added)
     if len(kept) > MAX_OBJECTS:

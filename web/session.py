@@ -60,8 +60,17 @@ from web.errors import (
     TableNotFound,
     UseReveal,
 )
-from web.readings import READING_EVENTS, ParsedReading, apply_changes, discard_event, from_reading, parse_reading, reading_event
+from web.readings import (
+    READING_EVENTS,
+    ParsedReading,
+    apply_changes,
+    discard_event,
+    from_reading,
+    judge_reading,
+    parse_reading,
+)
 from web.store import ReadingRecord, Store, StoreConflict, StoredEvent, TableRecord, UnknownReading, UnknownTable
+from web.unsure import judge_unsure, note_unsure, outcome
 from web.verdicts import score, verdict
 
 JSON = dict[str, Any]
@@ -351,13 +360,15 @@ class TableSession:
             raise _no_settled_reading(camera)
         return from_reading(settled.reading, self.record.game), settled.jpeg, "camera"
 
-    def _judge(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State]:
-        raw = reading_event(self.record.game, event_type, objects)
-        try:
-            event = self.rules.parse_event(raw, self.record.players)
-        except MalformedEvent as err:  # built from what was read: a misreading, not a bad request
-            raise Misread(err.message("en"), err.message("ja")) from err
-        return event.to_json(), state.apply(event)
+    def _judge(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State, JSON]:
+        """The event ``objects`` make, the state after it and its verdict; unsure dice whose
+        faces cannot change the outcome do not stop it (:mod:`web.unsure`)."""
+        body, after, judged, unsure = judge_unsure(objects, lambda read: self._judge_sure(state, event_type, read),
+                                                   lambda s: outcome(s.to_json()))
+        return body, after, note_unsure(verdict(self.record.game, state.to_json(), after.to_json(), judged), unsure)
+
+    def _judge_sure(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State]:
+        return judge_reading(self.rules, self.record.players, state, event_type, objects)
 
     def reveal(self, reading: Any = None) -> JSON:
         """Judge a reading for the reveal (or roll) the table waits for."""
@@ -430,11 +441,11 @@ class TableSession:
                 seq: int, replace_event_id: int | None) -> JSON:
         objects = parsed.objects
         try:
-            body, after = self._judge(state, event_type, objects)
+            body, _, result = self._judge(state, event_type, objects)
         except Misread as err:
             body, reason, result = None, bilingual(err), None
         else:
-            reason, result = None, verdict(self.record.game, state.to_json(), after.to_json(), objects)
+            reason = None
         try:
             rec, _ = self.store.add_reading(self.id, seq, source=source, width=parsed.width, height=parsed.height,
                                             objects=objects, snapshot_jpeg=jpeg, event=body, reason=reason,
@@ -465,12 +476,11 @@ class TableSession:
                 kwargs = self._correct_in_log(events, position, objects)
             elif rec.at_seq == len(events) and state.expects() in READING_EVENTS:
                 try:
-                    body, after = self._judge(state, str(state.expects()), objects)
+                    body, _, result = self._judge(state, str(state.expects()), objects)
                 except Misread as err:
                     kwargs = {"event_action": "none", "event": None, "reason": bilingual(err), "verdict": None}
                 else:
-                    kwargs = {"event_action": "append", "event": body, "reason": None,
-                              "verdict": verdict(self.record.game, state.to_json(), after.to_json(), objects)}
+                    kwargs = {"event_action": "append", "event": body, "reason": None, "verdict": result}
             else:
                 raise StaleReading(reading_id, "the game has moved on since it was taken",
                                    "読み取った後にゲームが進んでいます")
@@ -489,7 +499,7 @@ class TableSession:
     def _correct_in_log(self, events: list[StoredEvent], k: int, objects: Sequence[Mapping[str, Any]]) -> JSON:
         before = self._replay([e.body for e in events[:k]])
         try:
-            body, after = self._judge(before, str(events[k].body["type"]), objects)
+            body, after, result = self._judge(before, str(events[k].body["type"]), objects)
         except Misread as err:
             if k == len(events) - 1:
                 return {"event_action": "remove", "event": None, "reason": bilingual(err), "verdict": None}
@@ -500,8 +510,7 @@ class TableSession:
                 state = state.apply(self.rules.parse_event(events[i].body, self.record.players))
             except RefereeError as err:
                 raise LaterEventsConflict(event=i, reason=err.message("en"), reason_ja=err.message("ja")) from err
-        return {"event_action": "replace", "event": body, "reason": None,
-                "verdict": verdict(self.record.game, before.to_json(), after.to_json(), objects)}
+        return {"event_action": "replace", "event": body, "reason": None, "verdict": result}
 
     # --- table aids ------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["web.app", "web.bus", "web.camera", "web.errors", "web.i18n", "web.live", "web.openapi", "web.readings",
-           "web.security", "web.serve_cmd", "web.session", "web.store", "web.verdicts"]
+           "web.security", "web.serve_cmd", "web.session", "web.store", "web.unsure", "web.verdicts"]
 
 
 @pytest.mark.parametrize("name", MODULES)
