@@ -49,7 +49,7 @@ import numpy as np
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.demo import DEMO_TABLES, GAMES, REVEALS, card_pieces, demo_card_config, demo_scene_config, make_clip
-from vision.detections import Detection
+from vision.detections import Detection, Reading
 from vision.manifest import ManifestError
 from vision.pipeline import closer_reader, doubt_foreign, look_closer
 from vision.reader import DiceReader, load_reader
@@ -176,6 +176,10 @@ class ClipResult:
     closer: DiceScore
     frames_to_settle: int | None
     closer_ms: float
+    # What the table is handed (the settled reading after the closer look; None: unsettled)
+    # and the pieces in play, for judging the reveal as a table would (web.verdict_eval).
+    reading: Reading | None = None
+    truth: tuple[Detection, ...] = ()
 
 
 def clip_frames(rng: np.random.Generator, clip: Any, spec: ClipSpec) -> Iterator[np.ndarray]:
@@ -227,7 +231,8 @@ def play_clip(
     else:
         colour_counts = game == "nine-dice"
         vote, after = score_reveal(settled, clip.objects, colour_counts), score_reveal(looked, clip.objects, colour_counts)
-    return ClipResult(game, seed, vote, after, settled_at, ms)
+    return ClipResult(game, seed, vote, after, settled_at, ms, None if looked is None else looked.reading,
+                      tuple(clip.objects))
 
 
 def summarise(results: Sequence[ClipResult], which: str) -> dict[str, Any]:
@@ -291,19 +296,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None, metavar="DIR", help="write live-metrics.json here")
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, eq=False)
+class Played:
+    """The clips of one ``eval-live`` run, and how they were made."""
+
+    results: tuple[ClipResult, ...]
+    reader: DiceReader
+    spec: ClipSpec
+    settle: SettleConfig
+    seconds: float
+
+
+def play_all(args: argparse.Namespace, command: str = "eval-live") -> Played | None:
+    """Play the clips :func:`add_arguments` describes; None (the reason printed) for bad options
+    or a model folder that cannot be loaded."""
     if args.n < 1:
-        print("tableref eval-live: --n must be at least 1", file=sys.stderr)
-        return 2
+        print(f"tableref {command}: --n must be at least 1", file=sys.stderr)
+        return None
     if args.die_px is not None and not 8 <= args.die_px[0] <= args.die_px[1] <= 200:
-        print("tableref eval-live: --die-px MIN MAX must satisfy 8 <= MIN <= MAX <= 200", file=sys.stderr)
-        return 2
+        print(f"tableref {command}: --die-px MIN MAX must satisfy 8 <= MIN <= MAX <= 200", file=sys.stderr)
+        return None
     if args.card_px is not None and not 20 <= args.card_px[0] <= args.card_px[1] <= 400:
-        print("tableref eval-live: --card-px MIN MAX must satisfy 20 <= MIN <= MAX <= 400", file=sys.stderr)
-        return 2
+        print(f"tableref {command}: --card-px MIN MAX must satisfy 20 <= MIN <= MAX <= 400", file=sys.stderr)
+        return None
     if args.size is not None and not (160 <= args.size[0] <= 3840 and 120 <= args.size[1] <= 2160):
-        print("tableref eval-live: --size W H must be within 160x120 and 3840x2160", file=sys.stderr)
-        return 2
+        print(f"tableref {command}: --size W H must be within 160x120 and 3840x2160", file=sys.stderr)
+        return None
     doubt = "doubt" in args.games
     try:
         reader = load_reader(args.models, backend=args.backend, precision=args.precision, cards=doubt)
@@ -312,8 +330,8 @@ def run(args: argparse.Namespace) -> int:
         if args.card_imgsz is not None and reader.cards is not None:
             reader = reader.with_card_imgsz(args.card_imgsz)
     except (ManifestError, BackendUnavailable, ValueError) as exc:
-        print(f"tableref eval-live: {exc}", file=sys.stderr)
-        return 2
+        print(f"tableref {command}: {exc}", file=sys.stderr)
+        return None
     spec, settle = ClipSpec(), SettleConfig()
     if args.size is not None:
         spec = replace(spec, size=(int(args.size[0]), int(args.size[1])))
@@ -328,15 +346,28 @@ def run(args: argparse.Namespace) -> int:
         results.append(play_clip(reader, game, args.seed + k, spec, TABLES[args.tables], die_px, settle, card_px))
         print(f"\r{k + 1}/{args.n} reveals", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    return Played(tuple(results), reader, spec, settle, round(time.perf_counter() - t0, 1))
+
+
+def run_config(args: argparse.Namespace, played: Played) -> dict[str, Any]:
+    """The options and reader of a run, as its JSON output records them."""
+    return {"n": args.n, "seed": args.seed, "games": args.games, "tables": args.tables, "die_px": args.die_px,
+            "card_px": args.card_px, "card_imgsz": args.card_imgsz, "camera": args.camera,
+            "clip": played.spec.__dict__, "settle": played.settle.__dict__}
+
+
+def run(args: argparse.Namespace) -> int:
+    played = play_all(args)
+    if played is None:
+        return 2
+    results = played.results
     print(report(results))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         out = {
-            "config": {"n": args.n, "seed": args.seed, "games": args.games, "tables": args.tables,
-                       "die_px": args.die_px, "card_px": args.card_px, "card_imgsz": args.card_imgsz,
-                       "clip": spec.__dict__, "settle": settle.__dict__},
-            "reader": reader.info,
-            "seconds": round(time.perf_counter() - t0, 1),
+            "config": run_config(args, played),
+            "reader": played.reader.info,
+            "seconds": played.seconds,
             "summary": {w: {g: summarise([r for r in results if g in ("all", r.game)], w) for g in [*args.games, "all"]}
                         for w in ("vote", "closer")},
             "reveals": [{"game": r.game, "seed": r.seed, "vote": r.vote.to_json(), "closer": r.closer.to_json(),

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("vision.train", "train the detector and face classifier, export ONNX"),
     "eval": ("vision.evaluate", "score the reader on a labelled dataset"),
     "eval-live": ("vision.live_eval", "score settled live reveals on rendered clips (frames' vote and closer look)"),
+    "eval-verdicts": ("web.verdict_eval", "judge settled live reveals as a table does, against the true dice's verdicts"),
     "bench": ("vision.bench", "benchmark the runtime reader"),
 }
 

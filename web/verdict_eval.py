@@ -1,0 +1,167 @@
+"""``tableref eval-verdicts``: the verdicts a table gives on rendered live reveals.
+
+``tableref eval-live`` scores each settled reveal die by die. This command plays the same
+clips (same options) and hands each settled reveal, after the closer look, to the table's
+judging, as ``tableref serve`` does: :func:`~web.readings.from_reading`, then the
+referee through :func:`~web.unsure.judge_unsure`. The verdict is compared with the one the
+true dice give. Each reveal counts as:
+
+- ``sure``: a verdict with every die read surely; ``sure wrong`` when it differs from the
+  truth's;
+- ``unsure``: a verdict although some dice were unsure, because whatever they show gives
+  the same outcome (:mod:`web.unsure`); ``unsure wrong`` when it differs from the truth's;
+- ``re-read``: no verdict (a die unsure in a way that matters, another count of dice,
+  anything the referee refuses);
+- ``unsettled``: the still scene never settled.
+
+The tables:
+
+- **Nine Dice:** a fresh game, and the roll judged.
+- **Pin-456:** the parent declares as many dice as the clip shows, the child stakes on the
+  first sum the referee allows, and the reveal is judged.
+- **Liar's Dice:** a bid on each face (2-6 and the wheel), each counted as one verdict. A
+  verdict on the count does not depend on the bid's quantity, so each bid is the lowest
+  the board allows. The players hold the clip's dice between them, at most five each.
+
+Doubt reveals have no unsure dice, and the command plays dice games only.
+
+    tableref eval-verdicts --n 60 --seed 1000
+    tableref eval-verdicts --n 60 --games nine-dice --seed 1000 --camera warm
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from referee.errors import RefereeError
+from referee.game import State
+from referee.log import GameLog
+from referee.replay import rules_for, start
+from vision.detections import Reading
+from vision.live_eval import ClipResult, add_arguments as add_live_arguments, play_all, run_config
+
+from web.readings import from_reading, judge_reading
+from web.unsure import judge_unsure, outcome
+
+OUTCOMES = ("sure", "sure wrong", "unsure", "unsure wrong", "re-read", "unsettled")
+GAMES = ("liars-dice", "nine-dice", "pin456")
+LIARS_FACES = ("2", "3", "4", "5", "6", "wheel")
+PLAYERS = ("A", "B", "C")
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A game waiting for a reveal: its state, and how a reading becomes its event."""
+
+    game: str
+    players: tuple[str, ...]
+    state: State
+
+    def judge(self, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State]:
+        """The reading's event and the state after it, as a table judges a sure reading."""
+        return judge_reading(rules_for(self.game), self.players, self.state, str(self.state.expects()), objects)
+
+
+def tables_for(game: str, dice: int) -> list[Table]:
+    """The tables a reveal of ``dice`` dice of ``game`` is judged at (see the module doc)."""
+    rules = rules_for(game)
+    if game == "nine-dice":
+        return [Table(game, PLAYERS[:2], start(GameLog(game, PLAYERS[:2])))]
+    if game == "pin456":
+        state = start(GameLog(game, PLAYERS[:2]))
+        state = state.apply(rules.parse_event({"type": "declare", "player": "A", "count": dice}, PLAYERS[:2]))
+        stake = next(a for a in state.legal_actions() if a.to_json()["type"] == "stake")
+        return [Table(game, PLAYERS[:2], state.apply(stake))]
+    if game == "liars-dice":
+        seats = max(2, math.ceil(dice / 5))
+        held = tuple(dice // seats + (k < dice % seats) for k in range(seats))
+        players = PLAYERS[:seats]
+        base = start(GameLog(game, players))
+        # The clip shows some number of dice; a table with that many in play is a game some
+        # rounds in. The referee's own state type holds the dice each player has left.
+        base = replace(base, dice=held)  # type: ignore[type-var]
+        base = base.apply(rules.parse_event({"type": "start", "opener": "A"}, players))
+        out = []
+        for face in LIARS_FACES:
+            bids = [a for a in base.legal_actions() if a.to_json()["type"] == "bid" and a.to_json()["face"] == face]
+            bid = min(bids, key=lambda a: a.to_json()["quantity"])
+            state = base.apply(bid).apply(rules.parse_event({"type": "challenge", "player": "B"}, players))
+            out.append(Table(game, players, state))
+        return out
+    raise ValueError(f"eval-verdicts plays dice games only ({', '.join(GAMES)}), not {game}")
+
+
+def verdict_of(table: Table, objects: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
+    """("sure" | "unsure", the canonical outcome) or ("re-read", None) for one reading."""
+    try:
+        _, after, _, unsure = judge_unsure(objects, table.judge, lambda s: outcome(s.to_json()))
+    except RefereeError:
+        return "re-read", None
+    return ("unsure" if unsure else "sure"), json.dumps(outcome(after.to_json()), sort_keys=True, ensure_ascii=False)
+
+
+def score_clip(result: ClipResult) -> list[str]:
+    """The outcome of each verdict one clip asks for (one per table of :func:`tables_for`)."""
+    tables = tables_for(result.game, len(result.truth))
+    if result.reading is None:
+        return ["unsettled"] * len(tables)
+    read = from_reading(result.reading, result.game).objects
+    truth = from_reading(Reading(result.truth), result.game).objects
+    out = []
+    for table in tables:
+        kind, got = verdict_of(table, read)
+        if got is None:
+            out.append(kind)
+            continue
+        _, want = verdict_of(table, truth)
+        out.append(kind if got == want else f"{kind} wrong")
+    return out
+
+
+def report(per_game: Mapping[str, Counter[str]]) -> str:
+    head = f"{'':12s}{'verdicts':>9s}" + "".join(f"{k:>14s}" for k in OUTCOMES)
+    lines = [head]
+    for game, counts in per_game.items():
+        lines.append(f"{game:12s}{sum(counts.values()):9d}" + "".join(f"{counts.get(k, 0):14d}" for k in OUTCOMES))
+    return "\n".join(lines)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_live_arguments(parser)
+    parser.set_defaults(games=list(GAMES))
+
+
+def run(args: argparse.Namespace) -> int:
+    if "doubt" in args.games:
+        print("tableref eval-verdicts: Doubt reveals have no unsure dice; choose dice games", file=sys.stderr)
+        return 2
+    played = play_all(args, "eval-verdicts")
+    if played is None:
+        return 2
+    per_game: dict[str, Counter[str]] = {g: Counter() for g in args.games}
+    reveals = []
+    for result in played.results:
+        outcomes = score_clip(result)
+        per_game[result.game].update(outcomes)
+        reveals.append({"game": result.game, "seed": result.seed, "verdicts": outcomes})
+    all_games: Counter[str] = Counter()
+    for counts in per_game.values():
+        all_games.update(counts)
+    per_game["all"] = all_games
+    print(report(per_game))
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        doc = {"config": run_config(args, played), "reader": played.reader.info, "seconds": played.seconds,
+               "summary": {g: {k: c.get(k, 0) for k in OUTCOMES} for g, c in per_game.items()}, "reveals": reveals}
+        (args.out / "verdicts.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+        print(f"wrote {args.out / 'verdicts.json'}")
+    return 0
+
