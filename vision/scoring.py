@@ -137,6 +137,8 @@ class Metrics:
     by_size: tuple[tuple[str, FaceStats], ...] = ()  # (size bin, found and read right), see size_bin
     colour_mistakes: tuple[tuple[str, str, int], ...] = ()  # (true colour, read colour, dice), most first
     per_colour: tuple[tuple[str, int, int], ...] = ()  # (true colour, matched dice, read right), most dice first
+    # matched unsure dice that list the faces they may show: (dice, true face listed, faces listed)
+    alternatives: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def recall(self) -> float | None:
@@ -184,6 +186,9 @@ class Metrics:
                 "flagged": self.uncertain,
                 "confident_matched": self.confident_matched,
                 "confident_accuracy": _ratio(self.confident_correct, self.confident_matched),
+                "with_alternatives": self.alternatives[0],
+                "truth_listed": self.alternatives[1],
+                "faces_listed_mean": _ratio(self.alternatives[2], self.alternatives[0]),
             },
             "colour": {
                 "evaluated": self.colour_evaluated,
@@ -229,7 +234,8 @@ def score(
     colour_miss: Counter[tuple[str, str]] = Counter()
     colour_seen: Counter[str] = Counter()
     colour_right: Counter[str] = Counter()
-    totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0)
+    totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0,
+                  alt_n=0, alt_ok=0, alt_faces=0)
     for g, p, m in per_image:
         totals["gt"] += len(g)
         totals["pred"] += len(p)
@@ -256,6 +262,10 @@ def score(
             if not guess.uncertain:
                 totals["conf_n"] += 1
                 totals["conf_ok"] += ok
+            elif guess.alternatives:
+                totals["alt_n"] += 1
+                totals["alt_ok"] += truth.face in guess.alternatives
+                totals["alt_faces"] += len(guess.alternatives)
         totals["correct"] += correct_here
         matched_g = {gi for gi, _ in m}
         matched_p = {pi for _, pi in m}
@@ -287,4 +297,5 @@ def score(
         by_size=tuple((b, FaceStats(*sizes[b])) for b in sizes if sizes[b][0]),
         per_colour=tuple((c, n, colour_right[c]) for c, n in _most_first(colour_seen)),
         colour_mistakes=tuple((t, r, n) for (t, r), n in _most_first(colour_miss)),
+        alternatives=(totals["alt_n"], totals["alt_ok"], totals["alt_faces"]),
     )

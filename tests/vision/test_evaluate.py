@@ -239,3 +239,15 @@ def test_eval_cli_refuses_an_unknown_camera(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["eval", str(tmp_path), "--camera", "fisheye"])
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_the_faces_an_unsure_die_may_show_are_checked_against_the_truth() -> None:
+    D = Detection
+    gt = [D("die", "4", None, (0, 0, 10, 10), 1.0), D("die", "ブ", None, (20, 0, 30, 10), 1.0),
+          D("die", "2", None, (40, 0, 50, 10), 1.0)]
+    pred = [D("die", "6", None, (0, 0, 10, 10), 0.5, uncertain=True, alternatives=("6", "4")),
+            D("die", "プ", None, (20, 0, 30, 10), 0.6, uncertain=True, alternatives=("プ", "フ", "ラ")),
+            D("die", "2", None, (40, 0, 50, 10), 0.6, uncertain=True)]  # unsure for another reason
+    m = score([(gt, pred)])
+    assert m.alternatives == (2, 1, 5)
+    assert m.to_json()["uncertain"]["faces_listed_mean"] == 2.5 and m.to_json()["uncertain"]["truth_listed"] == 1
