@@ -80,7 +80,7 @@ def judge_unsure(
     if options is None:
         event, after = judge(objects)  # raises the plain misread for an unsure object
         return event, after, tuple(dict(o) for o in objects), ()
-    accepted: list[tuple[JSON, S, tuple[JSON, ...]]] = []
+    first: tuple[JSON, S, tuple[JSON, ...]] | None = None
     first_error: RefereeError | None = None
     outcomes: set[str] = set()
     for reading in options:
@@ -89,16 +89,16 @@ def judge_unsure(
         except RefereeError as err:
             first_error = first_error or err
             continue
-        accepted.append((event, after, reading))
+        first = first or (event, after, reading)
         outcomes.add(_canonical(state_json(after)))
         if len(outcomes) > 1:
             n = len(unsure)
             raise Misread(f"{n} object(s) could not be read with confidence, and what they show changes the verdict",
                           f"{n}個を確実に読み取れず、その目によって判定が変わります", uncertain=n)
-    if not accepted:
+    if first is None:
         assert first_error is not None
         raise first_error
-    event, after, reading = accepted[0]
+    event, after, reading = first
     return event, after, reading, unsure
 
 
