@@ -26,6 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.alternatives import face_alternatives
 from vision.backends import Model, default_threads, load_model
 from vision.card_reader import CardReader
 from vision.detections import Detection, Reading
@@ -353,35 +354,6 @@ class DiceReader:
         objects = [*dice, *cards]
         ms = (time.perf_counter() - start) * 1000.0
         return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms), indices
-
-
-#: A face an unsure die may show, for a verdict that must hold whatever it shows: any face
-#: the classifier gives at least this probability, when those faces hold at least
-#: ALTERNATIVE_MASS of it together (else the die has no alternatives, and asks for a
-#: re-read). Chosen on validation photos (model card, "Verdicts that hold whatever the
-#: unsure dice show"): of 722 dice unsure of their face alone, 689 kept alternatives and
-#: the true face was outside them for 3.
-ALTERNATIVE_FLOOR = 0.02
-ALTERNATIVE_MASS = 0.8
-
-
-def face_alternatives(
-    faces: Sequence[str], probabilities: np.ndarray, floor: float = ALTERNATIVE_FLOOR, mass: float = ALTERNATIVE_MASS
-) -> tuple[str, ...]:
-    """The faces with at least ``floor`` probability, likeliest first; none when together
-    they hold less than ``mass`` (the rest is spread thin, or on faces the table's dice
-    cannot show).
-
-    >>> face_alternatives(("4", "5", "6"), np.array([0.55, 0.01, 0.44]))
-    ('4', '6')
-    >>> face_alternatives(("4", "5", "6"), np.array([0.45, 0.01, 0.3]))
-    ()
-    """
-    p = np.asarray(probabilities, np.float64)
-    order = [int(j) for j in np.argsort(-p, kind="stable") if p[int(j)] >= floor]
-    if p[order].sum() < mass:
-        return ()
-    return tuple(faces[j] for j in order)
 
 
 def load_reader(

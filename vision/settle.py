@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.alternatives import unsure_faces
 from vision.detections import Box, Detection, Reading
 from vision.scoring import greedy_match
 
@@ -313,23 +314,6 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
         counts=tuple((str(f), n) for f, n in face_counts),
     )
     return det, vote
-
-
-def unsure_faces(voted: Sequence[str], reads: Sequence[Detection]) -> tuple[str, ...]:
-    """Every face an unsure die may show: the faces ``voted`` (likeliest first), then each
-    read's own alternatives. Empty unless every read is of a die that is sure, or unsure of
-    its face alone: a read whose box or colour was in doubt leaves the die a re-read.
-
-    >>> a = Detection("die", "5", "white", (0, 0, 9, 9), 0.6, uncertain=True, alternatives=("5", "6"))
-    >>> b = Detection("die", "4", "white", (0, 0, 9, 9), 0.9)
-    >>> unsure_faces(["5", "4"], [a, b, a])
-    ('5', '4', '6')
-    >>> unsure_faces(["5"], [a, Detection("die", "5", "white", (0, 0, 9, 9), 0.9, uncertain=True)])
-    ()
-    """
-    if any(d.kind != "die" or (d.uncertain and not d.alternatives) for d in reads):
-        return ()
-    return tuple(dict.fromkeys([*voted, *(f for d in reads for f in d.alternatives)]))
 
 
 def _mean_box_score(track: Sequence[Detection]) -> float | None:

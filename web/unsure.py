@@ -7,7 +7,7 @@ Dice roll whose best words are the same with a ブ or a プ scores the same eith
 The camera gives a die that is unsure of its face alone (its box sure, and its colour
 where the game reads one) its ``alternatives``: every face the reader gives at least 2 %
 probability, likeliest first, when together they hold at least 80 % of it
-(:func:`vision.reader.face_alternatives`). The table then judges every combination of
+(:mod:`vision.alternatives`). The table then judges every combination of
 them. Combinations the referee refuses are dropped, such as a 1 on a Liar's Dice die or
 a second white ス in Nine Dice. If every combination it accepts leads to the same
 :func:`outcome`, the first of them is the verdict. The dice stay marked unsure on the

@@ -312,11 +312,3 @@ def test_a_die_unsure_of_its_face_alone_lists_the_faces_it_may_show() -> None:
     grey = merged.read(tiny.scene()).dice()[1]
     assert grey.uncertain and grey.alternatives == ("プ", "wheel")
 
-
-def test_a_die_whose_probability_is_spread_thin_has_no_alternatives() -> None:
-    from vision.reader import face_alternatives
-
-    assert face_alternatives(("4", "5", "6"), np.array([0.5, 0.3, 0.2])) == ("4", "5", "6")
-    assert face_alternatives(("4", "5", "6"), np.array([0.5, 0.015, 0.485])) == ("4", "6")
-    # a Nine Dice reading whose probability mostly sits on pip faces the table cannot show
-    assert face_alternatives(("ガ", "ラ"), np.array([0.44, 0.22])) == ()
