@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.alternatives import card_alternatives, unsure_faces
 from vision.backends import Model
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
@@ -187,6 +188,7 @@ class CardReader:
             r, s = int(rank_p[i, : len(CARD_RANKS)].argmax()), int(suit_p[i].argmax())
             score = min(1.0, max(0.0, float(rank_p[i, r]) * float(suit_p[i, s])))
             unsure_box = box_scores is not None and float(box_scores[i]) < sure
+            face_unsure = score < self.threshold and not unsure_box
             rows.append(int(i))
             out.append(
                 Detection(
@@ -197,6 +199,7 @@ class CardReader:
                     score=score,
                     uncertain=score < self.threshold or unsure_box,
                     box_score=None if box_scores is None else round(float(box_scores[i]), 4),
+                    alternatives=card_alternatives(rank_p[i], suit_p[i]) if face_unsure else (),
                 )
             )
         return rows, tuple(out)
@@ -239,10 +242,13 @@ class CardReader:
             # at 640x480 (4 px suits) the surer corner was the wrong one in both wrong
             # validation reveals, a club read as a spade (see the model card, session 22).
             suits_differ = len({c.face[-1] for c in corners}) > 1
+            face = CARD_RANKS[r] + CARD_SUITS[s]
+            uncertain = score < self.threshold or all(c.uncertain for c in corners) or suits_differ
+            # What an unsure card may show: the two views' joint reading, and each corner's own.
+            joint = card_alternatives(ranks, suits) if uncertain else ()
             cards.append(Detection(
-                kind="card", face=CARD_RANKS[r] + CARD_SUITS[s], colour=None, box=_union(corners),
-                score=min(1.0, score),
-                uncertain=score < self.threshold or all(c.uncertain for c in corners) or suits_differ,
+                kind="card", face=face, colour=None, box=_union(corners), score=min(1.0, score), uncertain=uncertain,
+                alternatives=unsure_faces([face, *joint, *(c.face for c in corners)], corners) if joint else (),
             ))
         return indices, _one_deck(cards)
 
@@ -297,7 +303,7 @@ def _union(corners: Sequence[Detection]) -> tuple[float, float, float, float]:
 def _one_deck(cards: Sequence[Detection]) -> tuple[Detection, ...]:
     """``cards`` left to right, every copy of a card seen more than once flagged uncertain."""
     seen = Counter(c.face for c in cards)
-    flagged = [replace(c, uncertain=True) if seen[c.face] > 1 else c for c in cards]
+    flagged = [replace(c, uncertain=True, alternatives=()) if seen[c.face] > 1 else c for c in cards]
     return tuple(sorted(flagged, key=lambda d: (d.box[0] + d.box[2], d.box[1])))
 
 

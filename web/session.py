@@ -67,6 +67,7 @@ from web.readings import (
     discard_event,
     from_reading,
     judge_reading,
+    object_kind,
     parse_reading,
 )
 from web.store import ReadingRecord, Store, StoreConflict, StoredEvent, TableRecord, UnknownReading, UnknownTable
@@ -365,7 +366,8 @@ class TableSession:
         faces cannot change the outcome do not stop it (:mod:`web.unsure`)."""
         body, after, judged, unsure = judge_unsure(objects, lambda read: self._judge_sure(state, event_type, read),
                                                    lambda s: outcome(s.to_json()))
-        return body, after, note_unsure(verdict(self.record.game, state.to_json(), after.to_json(), judged), unsure)
+        return body, after, note_unsure(verdict(self.record.game, state.to_json(), after.to_json(), judged), unsure,
+                                        object_kind(self.record.game))
 
     def _judge_sure(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State]:
         return judge_reading(self.rules, self.record.players, state, event_type, objects)

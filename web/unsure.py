@@ -1,11 +1,12 @@
-"""Verdicts that hold whatever the unsure dice show.
+"""Verdicts that hold whatever the unsure dice (or cards) show.
 
-A die read unsurely makes a reveal a re-read, unless what it shows cannot change the
-outcome: a Liar's Dice bid on 5s does not care whether a die is a 4 or a 6, and a Nine
-Dice roll whose best words are the same with a ブ or a プ scores the same either way.
+A die (or card) read unsurely makes a reveal a re-read, unless what it shows cannot change
+the outcome: a Liar's Dice bid on 5s does not care whether a die is a 4 or a 6, a Nine
+Dice roll whose best words are the same with a ブ or a プ scores the same either way, and
+a Doubt play is a lie or not whatever the suits.
 
-The camera gives a die that is unsure of its face alone (its box sure, and its colour
-where the game reads one) its ``alternatives``: every face the reader gives at least 2 %
+The camera gives a die or card that is unsure of its face alone (its box sure, and its
+colour where the game reads one) its ``alternatives``: every face the reader gives at least 2 %
 probability, likeliest first, when together they hold at least 80 % of it
 (:mod:`vision.alternatives`). The table then judges every combination of
 them. Combinations the referee refuses are dropped, such as a 1 on a Liar's Dice die or
@@ -102,19 +103,25 @@ def judge_unsure(
     return event, after, reading, unsure
 
 
-def note_unsure(verdict: JSON, unsure: Sequence[int]) -> JSON:
-    """``verdict`` with the unsure objects listed and its summary saying they did not matter.
+def note_unsure(verdict: JSON, unsure: Sequence[int], kind: str = "die") -> JSON:
+    """``verdict`` with the unsure objects (of ``kind``: die or card) listed and its summary
+    saying they did not matter.
 
     >>> v = note_unsure({"summary": {"en": "Counted 3.", "ja": "3個。"}}, [2])
     >>> v["unsure"], v["summary"]["en"]
     ([2], 'Counted 3. One die was read unsurely; whatever it shows, the verdict is the same.')
+    >>> note_unsure({"summary": {"en": "A lie.", "ja": "嘘。"}}, [0, 1], "card")["summary"]["ja"]
+    '嘘。2枚のカードは確実に読み取れませんでしたが、どの札でも判定は同じです。'
     """
     if not unsure:
         return verdict
     n = len(unsure)
-    en = ("One die was read unsurely; whatever it shows, the verdict is the same." if n == 1 else
-          f"{n} dice were read unsurely; whatever they show, the verdict is the same.")
-    ja = f"{n}個のダイスは確実に読み取れませんでしたが、どの目でも判定は同じです。"
+    if n == 1:
+        en = f"One {kind} was read unsurely; whatever it shows, the verdict is the same."
+    else:
+        en = f"{n} {'cards' if kind == 'card' else 'dice'} were read unsurely; whatever they show, the verdict is the same."
+    ja = (f"{n}枚のカードは確実に読み取れませんでしたが、どの札でも判定は同じです。" if kind == "card" else
+          f"{n}個のダイスは確実に読み取れませんでしたが、どの目でも判定は同じです。")
     summary = dict(verdict.get("summary", {}))
     summary["en"] = f"{summary.get('en', '')} {en}".strip()
     summary["ja"] = f"{summary.get('ja', '')}{ja}"
@@ -124,7 +131,7 @@ def note_unsure(verdict: JSON, unsure: Sequence[int]) -> JSON:
 def outcome(state: Mapping[str, Any]) -> JSON:
     """What a reveal decided, as the contract's state JSON shows it, without the state's
     record of the faces themselves. Nine Dice keeps its roll (``dice``, also in each round)
-    and every word the roll makes (``hands``). Only the best words win a round, so of those
+    and every word the roll makes (``hands``); Doubt keeps each round's revealed ``cards``. Only the best words win a round, so of those
     the best words are kept, with the token colours each one pays; which dice make them is
     dropped. Everything else stays.
 
@@ -139,7 +146,7 @@ def outcome(state: Mapping[str, Any]) -> JSON:
         out["hands"] = [{k: v for k, v in h.items() if k != "dice"} for h in out["hands"]
                         if isinstance(h, Mapping) and h.get("hand") in best]
     if isinstance(out.get("rounds"), list):
-        out["rounds"] = [{k: v for k, v in r.items() if k != "dice"} if isinstance(r, Mapping) else r
+        out["rounds"] = [{k: v for k, v in r.items() if k not in ("dice", "cards")} if isinstance(r, Mapping) else r
                          for r in out["rounds"]]
     return out
 

@@ -8,9 +8,10 @@ true dice give. Each reveal counts as:
 
 - ``sure``: a verdict with every die read surely; ``sure wrong`` when it differs from the
   truth's;
-- ``unsure``: a verdict although some dice were unsure, because whatever they show gives
-  the same outcome (:mod:`web.unsure`); ``unsure wrong`` when it differs from the truth's;
-- ``re-read``: no verdict (a die unsure in a way that matters, another count of dice,
+- ``unsure``: a verdict although some dice (or cards) were unsure, because whatever they
+  show gives the same outcome (:mod:`web.unsure`); ``unsure wrong`` when it differs from
+  the truth's;
+- ``re-read``: no verdict (a piece unsure in a way that matters, another count of pieces,
   anything the referee refuses);
 - ``unsettled``: the still scene never settled.
 
@@ -23,10 +24,12 @@ The tables:
   verdict on the count does not depend on the bid's quantity, so each bid is the lowest
   the board allows. The players hold the clip's dice between them, at most five each.
 
-Doubt reveals have no unsure dice, and the command plays dice games only.
+- **Doubt:** the first player plays as many cards as the clip shows, declared as the rank
+  most of them have (so about half the plays are honest), and the next one challenges.
 
     tableref eval-verdicts --n 60 --seed 1000
     tableref eval-verdicts --n 60 --games nine-dice --seed 1000 --camera warm
+    tableref eval-verdicts --n 60 --games doubt --card-px 60 120 --size 1280 720
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -51,7 +53,7 @@ from web.readings import from_reading, judge_reading
 from web.unsure import judge_unsure, outcome
 
 OUTCOMES = ("sure", "sure wrong", "unsure", "unsure wrong", "re-read", "unsettled")
-GAMES = ("liars-dice", "nine-dice", "pin456")
+GAMES = ("liars-dice", "nine-dice", "pin456", "doubt")
 LIARS_FACES = ("2", "3", "4", "5", "6", "wheel")
 PLAYERS = ("A", "B", "C")
 JSON = dict[str, Any]
@@ -70,9 +72,18 @@ class Table:
         return judge_reading(rules_for(self.game), self.players, self.state, str(self.state.expects()), objects)
 
 
-def tables_for(game: str, dice: int) -> list[Table]:
-    """The tables a reveal of ``dice`` dice of ``game`` is judged at (see the module doc)."""
+def tables_for(game: str, truth: Sequence[Mapping[str, Any]]) -> list[Table]:
+    """The tables a reveal of the pieces ``truth`` of ``game`` is judged at (see the module doc)."""
     rules = rules_for(game)
+    dice = len(truth)
+    if game == "doubt":
+        ranks = Counter(str(o["face"])[:-1] for o in truth)
+        rank = max(ranks, key=lambda r: (ranks[r], -[str(o["face"])[:-1] for o in truth].index(r)))
+        state = start(GameLog(game, PLAYERS)).apply(rules.parse_event({"type": "deal", "dealer": "C"}, PLAYERS))
+        play = next(a for a in state.legal_actions()
+                    if a.to_json() == {"type": "play", "player": "A", "count": dice, "rank": rank})
+        state = state.apply(play).apply(rules.parse_event({"type": "challenge", "player": "B"}, PLAYERS))
+        return [Table(game, PLAYERS, state)]
     if game == "nine-dice":
         return [Table(game, PLAYERS[:2], start(GameLog(game, PLAYERS[:2])))]
     if game == "pin456":
@@ -96,7 +107,7 @@ def tables_for(game: str, dice: int) -> list[Table]:
             state = base.apply(bid).apply(rules.parse_event({"type": "challenge", "player": "B"}, players))
             out.append(Table(game, players, state))
         return out
-    raise ValueError(f"eval-verdicts plays dice games only ({', '.join(GAMES)}), not {game}")
+    raise ValueError(f"eval-verdicts plays {', '.join(GAMES)}, not {game}")
 
 
 def verdict_of(table: Table, objects: Sequence[Mapping[str, Any]]) -> tuple[str, str | None]:
@@ -110,11 +121,11 @@ def verdict_of(table: Table, objects: Sequence[Mapping[str, Any]]) -> tuple[str,
 
 def score_clip(result: ClipResult) -> list[str]:
     """The outcome of each verdict one clip asks for (one per table of :func:`tables_for`)."""
-    tables = tables_for(result.game, len(result.truth))
+    truth = from_reading(Reading(result.truth), result.game).objects
+    tables = tables_for(result.game, truth)
     if result.reading is None:
         return ["unsettled"] * len(tables)
     read = from_reading(result.reading, result.game).objects
-    truth = from_reading(Reading(result.truth), result.game).objects
     out = []
     for table in tables:
         kind, got = verdict_of(table, read)
@@ -136,13 +147,9 @@ def report(per_game: Mapping[str, Counter[str]]) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_live_arguments(parser)
-    parser.set_defaults(games=list(GAMES))
 
 
 def run(args: argparse.Namespace) -> int:
-    if "doubt" in args.games:
-        print("tableref eval-verdicts: Doubt reveals have no unsure dice; choose dice games", file=sys.stderr)
-        return 2
     played = play_all(args, "eval-verdicts")
     if played is None:
         return 2

@@ -402,6 +402,7 @@ def test_corners_that_read_different_suits_make_an_uncertain_card():
     indices, (card,) = reader.read(img)
     assert [d.face for d in indices] == ["5S", "5C"] and not indices[0].uncertain and indices[1].uncertain
     assert card.face == "5S" and card.score > 0.8 and card.uncertain
+    assert card.alternatives[0] == "5S" and "5C" in card.alternatives  # each corner's suit may be the true one
     # the same suit at both corners, ranks apart: the product decides, as before
     reader = _reader_seeing([a, b], [("5", 0.99, "S", 0.98), ("3", 0.45, "S", 0.9)])
     (card,) = reader.read(img)[1]
@@ -660,3 +661,30 @@ def test_committed_card_reader_reads_a_wide_photo_whose_indices_it_misses_at_the
     assert len(sure) == 4 * len(scene.objects) == 12
     assert sorted(set(sure)) == sorted({o.face for o in scene.objects}) == ["6H", "AS"]
     assert not [i for i in _without(cards, zoom_in_below=None).read(wide, photo=True)[0] if not i.uncertain]
+
+
+def test_an_index_unsure_of_its_reading_alone_lists_the_cards_it_may_show():
+    indices = tc.fake_card_reader().read_indices(frame())
+    assert [d.alternatives for d in indices[:3]] == [(), (), ()]  # sure
+    near_tie = indices[3]
+    assert near_tie.uncertain and near_tie.alternatives[0] == near_tie.face and len(near_tie.alternatives) > 1
+    # a box the detector doubts lists none, however clear its reading
+    reader = tc.fake_card_reader()
+    boxes = np.array([[0, 0, 10, 20]], np.float32)
+    rank_p = np.full((1, len(CARD_RANKS)), 0.5 / 12, np.float32)
+    rank_p[0, 0] = 0.5
+    suit_p = np.array([[1, 0, 0, 0]], np.float32)
+    (doubted,) = reader.label(boxes, rank_p, suit_p, np.array([0.3], np.float32))
+    (clear_box,) = reader.label(boxes, rank_p, suit_p, np.array([0.9], np.float32))
+    assert doubted.uncertain and doubted.alternatives == ()
+    assert clear_box.uncertain and clear_box.alternatives[0] == "AS"
+
+
+def test_a_card_seen_twice_lists_no_alternatives():
+    from vision.card_reader import _one_deck
+
+    unsure = Detection("card", "AS", None, (0, 0, 10, 20), 0.6, True, alternatives=("AS", "AC"))
+    far = Detection("card", "AS", None, (900, 0, 910, 20), 0.6, True, alternatives=("AS", "AH"))
+    other = Detection("card", "2C", None, (400, 0, 410, 20), 0.6, True, alternatives=("2C", "2S"))
+    cards = _one_deck([unsure, far, other])
+    assert [(c.face, c.alternatives) for c in cards] == [("AS", ()), ("2C", ("2C", "2S")), ("AS", ())]

@@ -173,3 +173,18 @@ def test_a_note_is_added_only_when_a_die_was_unsure() -> None:
     assert note_unsure(v, []) is v
     two = note_unsure(v, [1, 4])
     assert two["unsure"] == [1, 4] and two["summary"]["en"].endswith("2 dice were read unsurely; whatever they show, the verdict is the same.")
+
+
+def test_a_doubt_card_unsure_of_its_suit_alone_gets_a_verdict(tables: Tables) -> None:
+    tid = tables.create("doubt", ["Wanjin", "Saewoon", "Mina"])
+    tables.act(tid, {"type": "deal", "dealer": "Mina"})
+    tables.act(tid, {"type": "play", "player": "Wanjin", "count": 2, "rank": "A"})
+    tables.act(tid, {"type": "challenge", "player": "Saewoon"})
+    # an ace, perhaps of clubs: a lie whatever its suit, since the other card is an 8
+    cards = [unsure("AS", "AC", kind="card"), {"kind": "card", "face": "8H"}]
+    out = tables.reveal(tid, cards)
+    assert out["status"] == "verdict" and out["verdict"]["round"]["liar"] is True and out["verdict"]["unsure"] == [0]
+    assert tables.log(tid)["events"][-1] == {"type": "reveal", "cards": ["AS", "8H"]}
+    # an ace or a 4 beside another ace: the truth of the play depends on it
+    cards = [unsure("AS", "4S", kind="card"), {"kind": "card", "face": "AH"}]
+    assert tables.reveal(tid, cards, path="reread")["status"] == "reread"

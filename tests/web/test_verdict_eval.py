@@ -32,14 +32,20 @@ def clip(game: str, read: tuple[Detection, ...] | None, truth: tuple[Detection, 
 
 
 def test_each_game_is_judged_at_its_tables() -> None:
-    assert len(tables_for("nine-dice", 9)) == 1 and len(tables_for("pin456", 4)) == 1
-    liars = tables_for("liars-dice", 7)
+    def pieces(*faces: str) -> list[dict[str, str]]:
+        return [{"face": f} for f in faces]
+
+    assert len(tables_for("nine-dice", pieces(*"プラスベガスブレレ"))) == 1
+    assert len(tables_for("pin456", pieces("1", "4", "5", "6"))) == 1
+    liars = tables_for("liars-dice", pieces("2", "3", "4", "5", "6", "wheel", "2"))
     assert len(liars) == len(LIARS_FACES)
     assert all(t.state.to_json()["bid"]["face"] == f for t, f in zip(liars, LIARS_FACES))
     assert [sum(p["dice"] for p in t.state.to_json()["players"]) for t in liars] == [7] * 6
     assert all(p["dice"] <= 5 for p in liars[0].state.to_json()["players"])
+    doubt = tables_for("doubt", pieces("8H", "QS", "8C"))  # declared as the rank most cards show
+    assert len(doubt) == 1 and doubt[0].state.to_json()["rank"] == "8" and doubt[0].state.expects() == "reveal"
     with pytest.raises(ValueError):
-        tables_for("doubt", 2)
+        tables_for("poker", pieces("8H"))
 
 
 def test_a_nine_dice_reveal_is_scored_by_its_verdict() -> None:
@@ -77,6 +83,9 @@ def test_eval_verdicts_plays_rendered_reveals(tmp_path: Path, capsys: pytest.Cap
     assert sum(doc["summary"]["all"].values()) == len(LIARS_FACES) + 2
 
 
-def test_eval_verdicts_refuses_doubt(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval-verdicts", "--n", "1", "--games", "doubt"]) == 2
-    assert "Doubt" in capsys.readouterr().err
+def test_a_doubt_reveal_is_judged_on_its_ranks() -> None:
+    truth = tuple(Detection("card", f, None, (60.0 * k, 0.0, 60.0 * k + 50, 80.0), 1.0) for k, f in enumerate(["8H", "8C"]))
+    unsure_suit = (truth[0], Detection("card", "8S", None, truth[1].box, 0.6, uncertain=True, alternatives=("8S", "8C")))
+    assert score_clip(clip("doubt", unsure_suit, truth)) == ["unsure"]  # an honest play, whatever the suit
+    unsure_rank = (truth[0], Detection("card", "8C", None, truth[1].box, 0.6, uncertain=True, alternatives=("8C", "3C")))
+    assert score_clip(clip("doubt", unsure_rank, truth)) == ["re-read"]
