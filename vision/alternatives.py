@@ -18,8 +18,8 @@ import numpy as np
 
 from vision.detections import CARD_RANKS, CARD_SUITS, Detection
 
-#: A face an unsure die may show, for a verdict that must hold whatever it shows: any face
-#: the classifier gives at least this probability, when those faces hold at least
+#: A face an unsure die (or card) may show, for a verdict that must hold whatever it shows:
+#: any face the classifier gives at least this probability, when those faces hold at least
 #: ALTERNATIVE_MASS of it together (else the die has no alternatives, and asks for a
 #: re-read). Chosen on validation photos (model card, "Verdicts that hold whatever the
 #: unsure dice show"): of 722 dice unsure of their face alone, 689 kept alternatives and
@@ -41,7 +41,7 @@ def face_alternatives(
     ()
     """
     p = np.asarray(probabilities, np.float64)
-    order = [int(j) for j in np.argsort(-p, kind="stable") if p[int(j)] >= floor]
+    order = _likely(p, floor)
     if p[order].sum() < mass:
         return ()
     return tuple(faces[j] for j in order)
@@ -59,12 +59,16 @@ def card_alternatives(
     ('AS', 'AC')
     """
     p_rank, p_suit = np.asarray(rank_p, np.float64)[: len(CARD_RANKS)], np.asarray(suit_p, np.float64)
-    ranks = [int(j) for j in np.argsort(-p_rank, kind="stable") if p_rank[int(j)] >= floor]
-    suits = [int(j) for j in np.argsort(-p_suit, kind="stable") if p_suit[int(j)] >= floor]
+    ranks, suits = _likely(p_rank, floor), _likely(p_suit, floor)
     if p_rank[ranks].sum() * p_suit[suits].sum() < mass or len(ranks) * len(suits) > most:
         return ()
     pairs = sorted(((r, s) for r in ranks for s in suits), key=lambda rs: -p_rank[rs[0]] * p_suit[rs[1]])
     return tuple(CARD_RANKS[r] + CARD_SUITS[s] for r, s in pairs)
+
+
+def _likely(p: np.ndarray, floor: float) -> list[int]:
+    """The indices of ``p`` at ``floor`` or more, likeliest first (ties in index order)."""
+    return [int(j) for j in np.argsort(-p, kind="stable") if p[int(j)] >= floor]
 
 
 def unsure_faces(voted: Sequence[str], reads: Sequence[Detection]) -> tuple[str, ...]:
