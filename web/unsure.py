@@ -91,7 +91,7 @@ def judge_unsure(
             first_error = first_error or err
             continue
         first = first or (event, after, reading)
-        outcomes.add(_canonical(state_json(after)))
+        outcomes.add(canonical(state_json(after)))
         if len(outcomes) > 1:
             n = len(unsure)
             raise Misread(f"{n} object(s) could not be read with confidence, and what they show changes the verdict",
@@ -151,5 +151,6 @@ def outcome(state: Mapping[str, Any]) -> JSON:
     return out
 
 
-def _canonical(state: Mapping[str, Any]) -> str:
+def canonical(state: Mapping[str, Any]) -> str:
+    """A state (or :func:`outcome`) as one comparable string."""
     return json.dumps(state, sort_keys=True, ensure_ascii=False)

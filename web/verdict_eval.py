@@ -50,7 +50,7 @@ from vision.detections import Reading
 from vision.live_eval import ClipResult, add_arguments as add_live_arguments, play_all, run_config
 
 from web.readings import from_reading, judge_reading
-from web.unsure import judge_unsure, outcome
+from web.unsure import canonical, judge_unsure, outcome
 
 OUTCOMES = ("sure", "sure wrong", "unsure", "unsure wrong", "re-read", "unsettled")
 GAMES = ("liars-dice", "nine-dice", "pin456", "doubt")
@@ -77,8 +77,7 @@ def tables_for(game: str, truth: Sequence[Mapping[str, Any]]) -> list[Table]:
     rules = rules_for(game)
     dice = len(truth)
     if game == "doubt":
-        ranks = Counter(str(o["face"])[:-1] for o in truth)
-        rank = max(ranks, key=lambda r: (ranks[r], -[str(o["face"])[:-1] for o in truth].index(r)))
+        rank = Counter(str(o["face"])[:-1] for o in truth).most_common(1)[0][0]  # ties: the first seen
         state = start(GameLog(game, PLAYERS)).apply(rules.parse_event({"type": "deal", "dealer": "C"}, PLAYERS))
         play = next(a for a in state.legal_actions()
                     if a.to_json() == {"type": "play", "player": "A", "count": dice, "rank": rank})
@@ -116,7 +115,7 @@ def verdict_of(table: Table, objects: Sequence[Mapping[str, Any]]) -> tuple[str,
         _, after, _, unsure = judge_unsure(objects, table.judge, lambda s: outcome(s.to_json()))
     except RefereeError:
         return "re-read", None
-    return ("unsure" if unsure else "sure"), json.dumps(outcome(after.to_json()), sort_keys=True, ensure_ascii=False)
+    return ("unsure" if unsure else "sure"), canonical(outcome(after.to_json()))
 
 
 def score_clip(result: ClipResult) -> list[str]:
