@@ -25,8 +25,8 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from vision.synth import kanafonts as fonts
-from vision.synth.colour import srgb_to_linear
-from vision.synth.designs import INK_COLOURS, ink_choices
+from vision.synth.colour import delta_e, srgb_to_linear
+from vision.synth.designs import INK_COLOURS, MIN_VEIN_CONTRAST, body_rgb, ink_choices
 
 TEX = 128  # texels across one face at full detail
 _SS = 2  # small faces are drawn at twice their size, then averaged down
@@ -106,8 +106,21 @@ def _style(rng: np.random.Generator, body: str, design: str) -> _Style:
         kana_size=float(rng.uniform(0.6, 0.74)),
         kana_stroke=float(rng.choice([0.0, 0.0, 0.008, 0.015, 0.022, 0.03])),
         wheel_spokes=int(rng.choice([6, 8, 8])),
-        wheel_red=bool(rng.random() < 0.6),
+        # A red wheel only where red shows on the body: on a red die it would be invisible
+        # while its label still said "wheel". The draw is made either way, so every other
+        # die renders as before.
+        wheel_red=bool(rng.random() < 0.6) and red_shows_on(body),
     )
+
+
+def red_shows_on(body: str) -> bool:
+    """Whether red marks stand out on a ``body`` die at least as much as the least
+    contrasting body and ink :func:`~vision.synth.designs.ink_choices` pairs.
+
+    >>> red_shows_on("white"), red_shows_on("orange"), red_shows_on("red")
+    (True, True, False)
+    """
+    return delta_e(body_rgb(body), INK_COLOURS["red"]) >= MIN_VEIN_CONTRAST
 
 
 def _circle(canvas: np.ndarray, cx: float, cy: float, r: float, thickness: int = -1) -> None:

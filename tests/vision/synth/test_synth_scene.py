@@ -22,6 +22,7 @@ from vision.synth.designs import (
     vein_stands_out,
 )
 from vision.synth.dice import _N, _U, _V, up_rotation
+from vision.synth.faces import make_atlas
 from vision.synth.errors import BadSceneConfig, UnknownColour, UnknownDesign, UnknownFace, UnknownTableFamily
 from vision.synth.geometry import Camera, rotation_z
 from vision.synth.scene import DieSpec, SceneConfig, _material, render_scene
@@ -207,6 +208,22 @@ def test_marbled_veins_stand_out_from_every_ink_on_the_die() -> None:
                             assert abs(v[0] - k[0]) >= MIN_VEIN_LIGHTNESS
                         if all(vein_stands_out(body, drawn, i) for i in inks):
                             assert vein == drawn  # a vein that was fine stays as it was drawn
+
+
+def test_the_ship_s_wheel_always_stands_out_from_its_die() -> None:
+    # A red wheel on a red Liar's die is invisible while its label says "wheel".
+    faces = DESIGNS["liars"].faces
+    for body in DESIGNS["liars"].colours:
+        inks = set()
+        for seed in range(30):
+            rng = _rng(seed)
+            atlas = make_atlas(rng, faces, body=body, design="liars", tex=32)
+            inks.update(atlas.inks)
+            again = _rng(seed)
+            make_atlas(again, faces, body="white", design="liars", tex=32)
+            assert rng.bit_generator.state == again.bit_generator.state  # the rule draws nothing more
+        assert all(delta_e(BODY_COLOURS[body], INK_COLOURS[i]) >= MIN_VEIN_CONTRAST for i in inks), (body, inks)
+        assert ("red" in inks) == (body != "red"), (body, inks)
 
 
 def test_the_vein_rule_draws_nothing_more_at_random() -> None:
