@@ -169,7 +169,7 @@ def test_eval_cli_end_to_end(tmp_path, capsys):
     assert main(["eval", str(data), "--models", str(models), "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "recall 100.0%" in text and "scenes     exact 0.0%" in text
-    assert "by size" in text
+    assert "by size" in text and "by scene" not in text  # no scene records: not rendered
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["detection"]["recall"] == 1.0 and metrics["detection"]["precision"] == 1.0
     assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)  # the grey "ス" die reads as a tie
@@ -177,6 +177,7 @@ def test_eval_cli_end_to_end(tmp_path, capsys):
     assert metrics["face"]["per_face"]["ス"]["accuracy"] == 0.0
     assert metrics["reader"]["backend"] in ("openvino", "onnxruntime")
     assert metrics["renderer"] is None  # hand-made, not drawn by tableref synth
+    assert metrics["by_scene"] is None
     assert sum(b["gt"] for b in metrics["by_size"].values()) == metrics["detection"]["gt_dice"]
     png = cv2.imread(str(out / "confusion.png"))
     assert png is not None and png.shape[0] > 100
