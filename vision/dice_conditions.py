@@ -25,7 +25,6 @@ A die may have several; ``plain`` is a die with none of them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ import numpy as np
 
 from vision.datasets import LabelledImage
 from vision.detections import Detection
-from vision.legibility import SCENES, blur_px
+from vision.legibility import blur_px, load_scenes
 from vision.scoring import FaceStats, greedy_match
 
 BLUR_OF_DIE = 1.0 / 32.0
@@ -74,15 +73,9 @@ def scene_conditions(scene: dict[str, Any], objects: Sequence[Detection]) -> lis
 def dataset_conditions(root: Path, items: Sequence[LabelledImage]) -> list[list[tuple[str, ...]] | None] | None:
     """:func:`scene_conditions` for each of ``items`` (images of the set at ``root``); None for
     a set with no scene records (photos)."""
-    path = Path(root) / SCENES
-    if not path.is_file():
+    scenes = load_scenes(root)
+    if scenes is None:
         return None
-    scenes: dict[str, dict[str, Any]] = {}
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                scene = json.loads(line)
-                scenes[scene["image"]] = scene
     out: list[list[tuple[str, ...]] | None] = []
     for item in items:
         scene = scenes.get(item.path.relative_to(root).as_posix())

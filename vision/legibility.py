@@ -103,19 +103,26 @@ def scene_legibility(scene: dict[str, Any]) -> dict[int, Legibility]:
     return out
 
 
-def dataset_legibility(root: Path) -> dict[str, dict[int, Legibility]] | None:
-    """Per image (``images/...`` as in ``annotations.jsonl``): the legibility of its labelled
-    indices; None for a set with no scene records (photos), whose blur nobody measured."""
+def load_scenes(root: Path) -> dict[str, dict[str, Any]] | None:
+    """Each image's ``scenes.jsonl`` record (by ``images/...`` as in ``annotations.jsonl``);
+    None for a set with no scene records (photos)."""
     path = Path(root) / SCENES
     if not path.is_file():
         return None
-    out: dict[str, dict[int, Legibility]] = {}
+    out: dict[str, dict[str, Any]] = {}
     with path.open(encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 scene = json.loads(line)
-                out[scene["image"]] = scene_legibility(scene)
+                out[scene["image"]] = scene
     return out
+
+
+def dataset_legibility(root: Path) -> dict[str, dict[int, Legibility]] | None:
+    """Per image (``images/...`` as in ``annotations.jsonl``): the legibility of its labelled
+    indices; None for a set with no scene records (photos), whose blur nobody measured."""
+    scenes = load_scenes(root)
+    return None if scenes is None else {image: scene_legibility(scene) for image, scene in scenes.items()}
 
 
 def card_flags(objects: Sequence[Detection], by_object: dict[int, Legibility]) -> tuple[bool, ...] | None:
