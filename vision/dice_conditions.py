@@ -1,5 +1,6 @@
 """What a rendered die was drawn under that makes it hard to read, from the scene record of
-``tableref synth``, and the reader's scores apart for each (``tableref eval``'s "by scene" line).
+``tableref synth``, by which :func:`~vision.scoring.score` counts the reader's scores apart for each
+(``tableref eval``'s "by scene" line).
 
 The per-face scores mix easy dice with dice no reader could be sure of. The renderer records
 how each die was drawn, so the scores can be split by the conditions that cost most
@@ -25,7 +26,7 @@ A die may have several; ``plain`` is a die with none of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,6 @@ import numpy as np
 from vision.datasets import LabelledImage
 from vision.detections import Detection
 from vision.legibility import blur_px, load_scenes
-from vision.scoring import FaceStats, greedy_match
 
 BLUR_OF_DIE = 1.0 / 32.0
 STEEP_TILT_DEG = 30.0
@@ -81,37 +81,3 @@ def dataset_conditions(root: Path, items: Sequence[LabelledImage]) -> list[list[
         scene = scenes.get(item.path.relative_to(root).as_posix())
         out.append(None if scene is None else scene_conditions(scene, item.objects))
     return out
-
-
-def score_conditions(
-    pairs: Iterable[tuple[Sequence[Detection], Sequence[Detection]]],
-    conditions: Iterable[Sequence[tuple[str, ...]] | None],
-    iou_threshold: float = 0.5,
-) -> tuple[tuple[str, FaceStats], ...]:
-    """Dice found and read right under each condition, then :data:`PLAIN`, as
-    :attr:`~vision.scoring.Metrics.by_size` counts them (a die read with its true face is right,
-    sure or not; a missed die is wrong). Images whose conditions are unknown (None) are left out;
-    conditions no die had are left out too.
-
-    >>> from vision.detections import Detection as D
-    >>> gt = [D("die", "3", None, (0, 0, 10, 10), 1.0), D("die", "5", None, (20, 0, 30, 10), 1.0)]
-    >>> pred = [D("die", "3", None, (0, 0, 10, 10), 0.9)]
-    >>> score_conditions([(gt, pred)], [[("marbled",), ()]])
-    (('marbled', FaceStats(gt=1, matched=1, correct=1)), ('plain', FaceStats(gt=1, matched=0, correct=0)))
-    """
-    tally = {c: [0, 0, 0] for c in (*CONDITIONS, PLAIN)}
-    for (gt, pred), tags in zip(pairs, conditions):
-        if tags is None:
-            continue
-        g = [o for o in gt if o.kind == "die"]
-        p = [o for o in pred if o.kind == "die"]
-        matched = dict(greedy_match(np.array([o.box for o in g]).reshape(-1, 4),
-                                    np.array([o.box for o in p]).reshape(-1, 4), iou_threshold))
-        for i, (truth, die_tags) in enumerate(zip(g, tags)):
-            for c in die_tags or (PLAIN,):
-                t = tally[c]
-                t[0] += 1
-                if i in matched:
-                    t[1] += 1
-                    t[2] += p[matched[i]].face == truth.face
-    return tuple((c, FaceStats(*t)) for c, t in tally.items() if t[0])

@@ -28,11 +28,11 @@ from vision.datasets import DatasetError, LabelledImage, load_dataset, renderer_
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
-from vision.dice_conditions import dataset_conditions, score_conditions
+from vision.dice_conditions import dataset_conditions
 from vision.manifest import QUARTER_TURNS, ManifestError
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
-from vision.scoring import FaceStats, Metrics, score
+from vision.scoring import Metrics, score
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -120,7 +120,7 @@ def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}%"
 
 
-def report(name: str, metrics: Metrics, times: list[float], by_scene: tuple[tuple[str, FaceStats], ...] = ()) -> str:
+def report(name: str, metrics: Metrics, times: list[float]) -> str:
     m = metrics
     lines = [
         f"dataset {name}: {m.images} images, {m.gt_dice} dice",
@@ -144,9 +144,9 @@ def report(name: str, metrics: Metrics, times: list[float], by_scene: tuple[tupl
     if m.by_size:
         lines.append("  by size    " + "   ".join(
             f"{b}: found {_pct(s.matched / s.gt)}, right {_pct(s.accuracy)} ({s.gt})" for b, s in m.by_size))
-    if by_scene:
+    if m.by_scene:
         lines.append("  by scene   " + "   ".join(
-            f"{c}: found {_pct(s.matched / s.gt)}, right {_pct(s.accuracy)} ({s.gt})" for c, s in by_scene)
+            f"{c}: found {_pct(s.matched / s.gt)}, right {_pct(s.accuracy)} ({s.gt})" for c, s in m.by_scene)
             + "  (as rendered; a die may be in several)")
     return "\n".join(lines)
 
@@ -211,13 +211,11 @@ def run(args: argparse.Namespace) -> int:
     pairs, card_items, times, failures, scored = predict(reader, items, args.gt_boxes, camera)
     for f in failures:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
-    metrics = score(pairs, args.iou)
+    root = args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
+    metrics = score(pairs, args.iou, conditions=dataset_conditions(root, scored))
     has_cards = any(item.cards() for item in items)
     card_metrics = score_cards(card_items, args.iou) if has_cards and reader.cards is not None else None
-    root = args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
     legibility = None if card_metrics is None else legibility_split(root, scored, card_items, args.iou)
-    conditions = dataset_conditions(root, scored) if metrics.gt_dice else None
-    by_scene = () if conditions is None else score_conditions(pairs, conditions, args.iou)
     stray_cards: dict[str, int] | None = None  # on a set with no cards, every card read is a phantom
     if not has_cards and reader.cards is not None:
         stray = [o for _, _, merged in card_items for o in merged]
@@ -232,8 +230,6 @@ def run(args: argparse.Namespace) -> int:
         "unreadable_images": failures,
         "ms": {"median": float(np.median(times)), "p90": float(np.percentile(times, 90))} if times else None,
         **metrics.to_json(),
-        # synthetic sets: dice apart by how they were rendered (vision.dice_conditions)
-        "by_scene": {c: {**st.to_json(), "recall": st.matched / st.gt} for c, st in by_scene} if by_scene else None,
         "cards": None if card_metrics is None else card_metrics.to_json(),
     }
     if legibility is not None:
@@ -246,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     if dice_report:
         save_confusion(metrics.confusion, out / "confusion.png", f"{name}: face confusion (rows: truth, cols: read)")
         written.append(out / "confusion.png")
-        print(report(name, metrics, times, by_scene))
+        print(report(name, metrics, times))
     elif metrics.predicted:
         print(f"dice in {name}: none labelled, {metrics.predicted} read (false detections; {metrics.extra_sure} read surely)")
     if card_metrics is not None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from vision.boxes import iou_matrix
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, Detection
+from vision.dice_conditions import CONDITIONS, PLAIN
 
 MISSED = "(missed)"  # column: a ground-truth die nothing matched
 EXTRA = "(extra)"  # row: a prediction that matched no ground-truth die
@@ -139,6 +140,8 @@ class Metrics:
     per_colour: tuple[tuple[str, int, int], ...] = ()  # (true colour, matched dice, read right), most dice first
     # matched unsure dice that list the faces they may show: (dice, true face listed, faces listed)
     alternatives: tuple[int, int, int] = (0, 0, 0)
+    # rendered sets: (condition, found and read right), see vision.dice_conditions; empty for photos
+    by_scene: tuple[tuple[str, FaceStats], ...] = ()
 
     @property
     def recall(self) -> float | None:
@@ -199,6 +202,8 @@ class Metrics:
             },
             "scene_exact": {"images": self.images, "exact": self.scenes_exact, "rate": self.scene_exact_rate},
             "by_size": {b: {**st.to_json(), "recall": _ratio(st.matched, st.gt)} for b, st in self.by_size},
+            # synthetic sets: dice apart by how they were rendered (vision.dice_conditions)
+            "by_scene": {c: {**st.to_json(), "recall": _ratio(st.matched, st.gt)} for c, st in self.by_scene} or None,
             "confusion": self.confusion.to_json(),
         }
 
@@ -215,10 +220,29 @@ def _label_order(seen: Iterable[str], kind: str = "die") -> tuple[str, ...]:
 
 
 def score(
-    pairs: Iterable[tuple[Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5, kind: str = "die"
+    pairs: Iterable[tuple[Sequence[Detection], Sequence[Detection]]],
+    iou_threshold: float = 0.5,
+    kind: str = "die",
+    conditions: Iterable[Sequence[tuple[str, ...]] | None] | None = None,
 ) -> Metrics:
     """Score ``(ground_truth, predictions)`` per image; only objects of ``kind`` count
-    (:mod:`vision.card_scoring` scores cards with it)."""
+    (:mod:`vision.card_scoring` scores cards with it).
+
+    ``conditions`` (a rendered set's, :func:`~vision.dice_conditions.dataset_conditions`) gives
+    each image's labelled objects their conditions, in order, or None for an image whose are
+    unknown; :attr:`Metrics.by_scene` then counts the dice found and read right under each
+    condition, and under :data:`~vision.dice_conditions.PLAIN`, as ``by_size`` does (a die read
+    with its true face is right, sure or not; a missed die is wrong). Conditions no die had are
+    left out.
+
+    >>> from vision.detections import Detection as D
+    >>> gt = [D("die", "3", None, (0, 0, 10, 10), 1.0), D("die", "5", None, (20, 0, 30, 10), 1.0)]
+    >>> pred = [D("die", "3", None, (0, 0, 10, 10), 0.9)]
+    >>> score([(gt, pred)], conditions=[[("marbled",), ()]]).by_scene
+    (('marbled', FaceStats(gt=1, matched=1, correct=1)), ('plain', FaceStats(gt=1, matched=0, correct=0)))
+    """
+    pairs = list(pairs)
+    tags_per_image = [None] * len(pairs) if conditions is None else list(conditions)
     per_image = []
     for gt, pred in pairs:
         g = [o for o in gt if o.kind == kind]
@@ -231,12 +255,14 @@ def score(
     cm = np.zeros((len(rows), len(cols)), dtype=np.int64)
     stats = {f: [0, 0, 0] for f in labels}
     sizes = {b: [0, 0, 0] for b in size_bins()}
+    scene = {c: [0, 0, 0] for c in (*CONDITIONS, PLAIN)}
     colour_miss: Counter[tuple[str, str]] = Counter()
     colour_seen: Counter[str] = Counter()
     colour_right: Counter[str] = Counter()
     totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0,
                   alt_n=0, alt_ok=0, alt_faces=0)
-    for g, p, m in per_image:
+    for (g, p, m), tags in zip(per_image, tags_per_image):
+        die_tags = [()] * len(g) if tags is None else [t or (PLAIN,) for t in tags]
         totals["gt"] += len(g)
         totals["pred"] += len(p)
         totals["matched"] += len(m)
@@ -244,6 +270,9 @@ def score(
         for o in g:
             stats[o.face][0] += 1
             sizes[size_bin(o.box)][0] += 1
+        for t in die_tags:
+            for c in t:
+                scene[c][0] += 1
         correct_here = 0
         for gi, pi in m:
             truth, guess = g[gi], p[pi]
@@ -253,6 +282,9 @@ def score(
             stats[truth.face][2] += ok
             sizes[size_bin(truth.box)][1] += 1
             sizes[size_bin(truth.box)][2] += ok
+            for c in die_tags[gi]:
+                scene[c][1] += 1
+                scene[c][2] += ok
             cm[rows.index(truth.face), cols.index(guess.face)] += 1
             if truth.colour is not None:
                 colour_seen[truth.colour] += 1
@@ -295,6 +327,7 @@ def score(
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,
         by_size=tuple((b, FaceStats(*sizes[b])) for b in sizes if sizes[b][0]),
+        by_scene=tuple((c, FaceStats(*scene[c])) for c in scene if scene[c][0]),
         per_colour=tuple((c, n, colour_right[c]) for c, n in _most_first(colour_seen)),
         colour_mistakes=tuple((t, r, n) for (t, r), n in _most_first(colour_miss)),
         alternatives=(totals["alt_n"], totals["alt_ok"], totals["alt_faces"]),

@@ -17,8 +17,8 @@ from vision.dice_conditions import (
     dataset_conditions,
     die_conditions,
     scene_conditions,
-    score_conditions,
 )
+from vision.scoring import score
 from web.cli import main
 
 SCENE = {"camera": {"tilt_deg": 10.0}, "light": {"mode": "normal"}, "sensor": {"defocus_px": 0.0}}
@@ -53,7 +53,7 @@ def test_the_record_must_describe_the_labels() -> None:
 def test_scores_count_each_die_once_per_condition_and_plain_apart() -> None:
     gt = [_die("3", (0, 0, 10, 10)), _die("5", (20, 0, 30, 10)), _die("6", (40, 0, 50, 10))]
     pred = [_die("3", (0, 0, 10, 10)), _die("4", (20, 0, 30, 10))]
-    scores = dict(score_conditions([(gt, pred), (gt, pred)], [[("marbled", "steep"), ("steep",), ()], None]))
+    scores = dict(score([(gt, pred), (gt, pred)], conditions=[[("marbled", "steep"), ("steep",), ()], None]).by_scene)
     assert list(scores) == ["marbled", "steep", PLAIN]  # no die was blurred, dim, ...; the unknown image is left out
     assert (scores["steep"].gt, scores["steep"].matched, scores["steep"].correct) == (2, 2, 1)
     assert (scores["marbled"].gt, scores["marbled"].correct) == (1, 1)
@@ -71,7 +71,7 @@ def test_a_rendered_set_is_split_die_by_die(tmp_path: Path) -> None:
     scenes = [json.loads(line) for line in (out / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
     marbled = sum(d["marbled"] for s in scenes for d in s["dice"] if d.get("labelled"))
     pairs = [(i.objects, i.objects) for i in items]
-    scores = dict(score_conditions(pairs, conditions))
+    scores = dict(score(pairs, conditions=conditions).by_scene)
     assert marbled and scores["marbled"].gt == marbled and scores["marbled"].accuracy == 1.0
     assert set(scores) <= {*CONDITIONS, PLAIN}
     assert dataset_conditions(tmp_path, items) is None  # no scene records: photos
