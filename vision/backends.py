@@ -1,7 +1,7 @@
 """Run an ONNX model on the CPU through OpenVINO or onnxruntime, behind one small interface.
 
 OpenVINO is preferred when installed: on the 2-core development machine it ran the
-slim detector about twice as fast as onnxruntime (see models/MODEL_CARD.md). Neither
+slim detector about twice as fast as onnxruntime (see models/HISTORY.md). Neither
 backend ever imports torch.
 
 >>> BACKENDS

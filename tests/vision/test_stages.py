@@ -403,7 +403,7 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
     from pathlib import Path
 
     detector = json.loads((Path(__file__).parents[2] / "models" / "dice-reader.json").read_text())["detector"]
-    assert detector["zoom_out_above"] == 48  # chosen on validation data: see the model card, *Close-up photos*
+    assert detector["zoom_out_above"] == 48  # chosen on validation data: see models/HISTORY.md, *Close-up photos*
     assert detector["zoom_in_below"] == 24  # and *Wide photos*
     assert detector["mirror"] is True  # and *The frame mirrored*
 

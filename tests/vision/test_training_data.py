@@ -681,7 +681,7 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
     assert main(["synth", "--out", str(tmp_path / "nine"), "--n", "4", "--seed", "5", "--dice-sets", "nine",
                  "--workers", "1", "--quiet"]) == 0
     out = tmp_path / "models"
-    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md", "HISTORY.md"))
     before = sha256_of(out / "dice-specialist.onnx")
     assert main(["train", "--stage", "specialist", "--no-real", "--synth", str(tmp_path / "nine"),
                  "--cls-init", str(out / "dice-specialist.onnx"), "--cls-epochs", "1", "--cls-samples", "64",
