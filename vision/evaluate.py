@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from vision.dice_conditions import dataset_conditions
 from vision.manifest import QUARTER_TURNS, ManifestError
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
-from vision.scoring import Metrics, score
+from vision.scoring import Metrics, SureMistake, score
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -120,7 +121,31 @@ def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}%"
 
 
-def report(name: str, metrics: Metrics, times: list[float]) -> str:
+def image_name(root: Path, path: Path) -> str:
+    """How ``tableref eval`` names an image of the set at ``root``: its path inside the set."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+def sure_mistakes_line(mistakes: Sequence[SureMistake], image_names: Sequence[str], show: int = 6) -> str:
+    """The report's line of wrong readings that were not flagged uncertain, the first ``show``
+    named (all of them are in metrics.json).
+
+    >>> sure_mistakes_line([SureMistake(0, (0, 0, 9, 9), "6", 0.861, "4"), SureMistake(1, (0, 0, 9, 9), "5", 0.9)],
+    ...                    ["images/a.jpg", "images/b.jpg"])
+    '  sure wrong 2: images/a.jpg 4 read 6 (0.86); images/b.jpg no die, read 5 (0.90)'
+    """
+    shown = [f"{image_names[w.image]} " + (f"{w.truth} read {w.read}" if w.truth is not None else f"no die, read {w.read}")
+             + f" ({w.score:.2f})" for w in mistakes[:show]]
+    more = f"; and {len(mistakes) - show} more in metrics.json" if len(mistakes) > show else ""
+    return f"  sure wrong {len(mistakes)}: " + "; ".join(shown) + more
+
+
+def report(name: str, metrics: Metrics, times: list[float], image_names: Sequence[str] | None = None) -> str:
+    """``tableref eval``'s dice block; ``image_names`` (one per scored image) names the images
+    of the wrong sure readings it lists."""
     m = metrics
     lines = [
         f"dataset {name}: {m.images} images, {m.gt_dice} dice",
@@ -132,6 +157,8 @@ def report(name: str, metrics: Metrics, times: list[float]) -> str:
         f"  colour     accuracy {_pct(m.colour_accuracy)} ({m.colour_correct}/{m.colour_evaluated} matched dice with a colour label)",
         f"  scenes     exact {_pct(m.scene_exact_rate)} ({m.scenes_exact}/{m.images}: every die found and read, nothing extra)",
     ]
+    if m.sure_mistakes and image_names is not None:
+        lines.append(sure_mistakes_line(m.sure_mistakes, image_names))
     if m.per_colour:
         lines.append("  per colour " + "   ".join(f"{c}: {_pct(k / n)} ({k}/{n})" for c, n, k in m.per_colour))
     if m.colour_mistakes:
@@ -213,6 +240,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
     root = args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
     metrics = score(pairs, args.iou, conditions=dataset_conditions(root, scored))
+    names = [image_name(args.dataset, item.path) for item in scored]
     has_cards = any(item.cards() for item in items)
     card_metrics = score_cards(card_items, args.iou) if has_cards and reader.cards is not None else None
     legibility = None if card_metrics is None else legibility_split(root, scored, card_items, args.iou)
@@ -229,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
         "reader": reader.info,
         "unreadable_images": failures,
         "ms": {"median": float(np.median(times)), "p90": float(np.percentile(times, 90))} if times else None,
-        **metrics.to_json(),
+        **metrics.to_json(names),
         "cards": None if card_metrics is None else card_metrics.to_json(),
     }
     if legibility is not None:
@@ -242,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
     if dice_report:
         save_confusion(metrics.confusion, out / "confusion.png", f"{name}: face confusion (rows: truth, cols: read)")
         written.append(out / "confusion.png")
-        print(report(name, metrics, times))
+        print(report(name, metrics, times, names))
     elif metrics.predicted:
         print(f"dice in {name}: none labelled, {metrics.predicted} read (false detections; {metrics.extra_sure} read surely)")
     if card_metrics is not None:

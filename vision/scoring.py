@@ -119,6 +119,28 @@ class FaceStats:
 
 
 @dataclass(frozen=True)
+class SureMistake:
+    """A reading not flagged uncertain that is wrong: a die read as another face (``truth`` its
+    true face), or one reported where no die is labelled (``truth`` None). These are the readings
+    a table would act on, so ``tableref eval`` lists them to be looked at one by one.
+
+    >>> SureMistake(3, (10.0, 20.0, 40.0, 50.0), "6", 0.86, "4").to_json(["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
+    {'image': 'd.jpg', 'box': [10.0, 20.0, 40.0, 50.0], 'truth': '4', 'read': '6', 'score': 0.86}
+    """
+
+    image: int  # index of the image among the scored ones
+    box: tuple[float, float, float, float]
+    read: str
+    score: float
+    truth: str | None = None
+
+    def to_json(self, image_names: Sequence[str] | None = None) -> dict[str, Any]:
+        return {"image": self.image if image_names is None else image_names[self.image],
+                "box": [round(float(v), 1) for v in self.box], "truth": self.truth, "read": self.read,
+                "score": round(float(self.score), 3)}
+
+
+@dataclass(frozen=True)
 class Metrics:
     images: int
     gt_dice: int
@@ -142,6 +164,7 @@ class Metrics:
     alternatives: tuple[int, int, int] = (0, 0, 0)
     # rendered sets: (condition, found and read right), see vision.dice_conditions; empty for photos
     by_scene: tuple[tuple[str, FaceStats], ...] = ()
+    sure_mistakes: tuple[SureMistake, ...] = ()  # in image order
 
     @property
     def recall(self) -> float | None:
@@ -167,7 +190,9 @@ class Metrics:
     def scene_exact_rate(self) -> float | None:
         return _ratio(self.scenes_exact, self.images)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, image_names: Sequence[str] | None = None) -> dict[str, Any]:
+        """The metrics as JSON; ``image_names`` (one per scored image) names the images of
+        :attr:`sure_mistakes`, which are otherwise given by their index."""
         return {
             "images": self.images,
             "iou_threshold": self.iou_threshold,
@@ -205,6 +230,7 @@ class Metrics:
             # synthetic sets: dice apart by how they were rendered (vision.dice_conditions)
             "by_scene": {c: {**st.to_json(), "recall": _ratio(st.matched, st.gt)} for c, st in self.by_scene} or None,
             "confusion": self.confusion.to_json(),
+            "sure_mistakes": [w.to_json(image_names) for w in self.sure_mistakes],
         }
 
 
@@ -261,7 +287,8 @@ def score(
     colour_right: Counter[str] = Counter()
     totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0,
                   alt_n=0, alt_ok=0, alt_faces=0)
-    for (g, p, m), tags in zip(per_image, tags_per_image):
+    mistakes: list[SureMistake] = []
+    for index, ((g, p, m), tags) in enumerate(zip(per_image, tags_per_image)):
         die_tags = [()] * len(g) if tags is None else [t or (PLAIN,) for t in tags]
         totals["gt"] += len(g)
         totals["pred"] += len(p)
@@ -294,6 +321,8 @@ def score(
             if not guess.uncertain:
                 totals["conf_n"] += 1
                 totals["conf_ok"] += ok
+                if not ok:
+                    mistakes.append(SureMistake(index, guess.box, guess.face, guess.score, truth.face))
             elif guess.alternatives:
                 totals["alt_n"] += 1
                 totals["alt_ok"] += truth.face in guess.alternatives
@@ -308,6 +337,8 @@ def score(
             if pi not in matched_p:
                 cm[rows.index(EXTRA), cols.index(o.face)] += 1
                 totals["extra_sure"] += not o.uncertain
+                if not o.uncertain:
+                    mistakes.append(SureMistake(index, o.box, o.face, o.score))
         totals["exact"] += len(m) == len(g) == len(p) and correct_here == len(g)
 
     return Metrics(
@@ -331,4 +362,5 @@ def score(
         per_colour=tuple((c, n, colour_right[c]) for c, n in _most_first(colour_seen)),
         colour_mistakes=tuple((t, r, n) for (t, r), n in _most_first(colour_miss)),
         alternatives=(totals["alt_n"], totals["alt_ok"], totals["alt_faces"]),
+        sure_mistakes=tuple(mistakes),
     )

@@ -14,7 +14,7 @@ from vision.confusion_plot import draw_confusion
 from vision.datasets import DatasetError, load_dataset, parse_yolo_line
 from vision.detections import Detection
 from vision.evaluate import report
-from vision.scoring import EXTRA, MISSED, greedy_match, score, size_bin, size_bins
+from vision.scoring import EXTRA, MISSED, SureMistake, greedy_match, score, size_bin, size_bins
 from web.cli import main
 
 
@@ -83,6 +83,21 @@ def test_extra_sure_counts_only_unflagged_strays():
     phantoms = [([], [die("3", (0, 0, 10, 10), None, 0.95), die("5", (20, 0, 30, 10), None, 0.4, True)])]
     m = score(phantoms + [([die("4", (0, 0, 10, 10))], [die("4", (0, 0, 10, 10), None, 0.9)])])
     assert (m.predicted, m.matched, m.uncertain, m.extra_sure) == (3, 1, 1, 1)
+
+
+def test_wrong_readings_not_flagged_uncertain_are_listed_by_image():
+    misread = ([die("4", (0, 0, 10, 10)), die("5", (20, 0, 30, 10))],
+               [die("6", (0, 0, 10, 10), None, 0.86), die("3", (20, 0, 30, 10), None, 0.5, True)])
+    m = score(IMAGES + [misread])
+    # image 1's flagged ブ→フ and image 4's flagged 5→3 are not listed; image 1's sure stray and image 4's 4→6 are
+    assert m.sure_mistakes == (SureMistake(1, (90.0, 90.0, 99.0, 99.0), "2", 0.6), SureMistake(3, (0.0, 0.0, 10.0, 10.0), "6", 0.86, "4"))
+    assert len(m.sure_mistakes) == m.extra_sure + m.confident_matched - m.confident_correct
+    names = ["a.jpg", "b.jpg", "c.jpg", "d.jpg"]
+    assert m.to_json(names)["sure_mistakes"][1] == {"image": "d.jpg", "box": [0.0, 0.0, 10.0, 10.0], "truth": "4",
+                                                   "read": "6", "score": 0.86}
+    assert m.to_json()["sure_mistakes"][0]["image"] == 1 and m.to_json()["sure_mistakes"][0]["truth"] is None
+    assert "sure wrong 2: b.jpg no die, read 2 (0.60); d.jpg 4 read 6 (0.86)" in report("t", m, [], names)
+    assert "sure wrong" not in report("t", score(IMAGES[:1]), [], names[:1])
 
 
 def test_per_face_and_confusion():
@@ -179,8 +194,23 @@ def test_eval_cli_end_to_end(tmp_path, capsys):
     assert metrics["renderer"] is None  # hand-made, not drawn by tableref synth
     assert metrics["by_scene"] is None
     assert sum(b["gt"] for b in metrics["by_size"].values()) == metrics["detection"]["gt_dice"]
+    assert metrics["sure_mistakes"] == []  # the ス it reads wrong is a tie, flagged uncertain
     png = cv2.imread(str(out / "confusion.png"))
     assert png is not None and png.shape[0] > 100
+
+
+def test_eval_cli_names_the_image_of_each_wrong_sure_reading(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    data = write_tiny_set(tmp_path / "set")
+    ann = data / "annotations.jsonl"
+    first, second = ann.read_text(encoding="utf-8").splitlines()
+    ann.write_text(first.replace('"face": "2"', '"face": "3"') + "\n" + second + "\n", encoding="utf-8")  # mislabel one die
+    assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "eval")]) == 0
+    assert "sure wrong 1: images/000000.png 3 read 2 (" in capsys.readouterr().out
+    (mistake,) = json.loads((tmp_path / "eval" / "metrics.json").read_text(encoding="utf-8"))["sure_mistakes"]
+    assert (mistake["image"], mistake["truth"], mistake["read"]) == ("images/000000.png", "3", "2")
+    assert mistake["score"] >= 0.8
 
 
 def test_eval_cli_bad_dataset(tmp_path, capsys):
