@@ -153,7 +153,6 @@ class Metrics:
     uncertain: int
     confident_correct: int
     confident_matched: int
-    extra_sure: int  # predictions matching no labelled object, yet not flagged uncertain
     per_face: tuple[tuple[str, FaceStats], ...]
     confusion: Confusion
     iou_threshold: float
@@ -165,6 +164,11 @@ class Metrics:
     # rendered sets: (condition, found and read right), see vision.dice_conditions; empty for photos
     by_scene: tuple[tuple[str, FaceStats], ...] = ()
     sure_mistakes: tuple[SureMistake, ...] = ()  # in image order
+
+    @property
+    def extra_sure(self) -> int:
+        """Predictions matching no labelled object, yet not flagged uncertain."""
+        return sum(w.truth is None for w in self.sure_mistakes)
 
     @property
     def recall(self) -> float | None:
@@ -285,7 +289,7 @@ def score(
     colour_miss: Counter[tuple[str, str]] = Counter()
     colour_seen: Counter[str] = Counter()
     colour_right: Counter[str] = Counter()
-    totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, unc=0, conf_n=0, conf_ok=0, extra_sure=0,
+    totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, unc=0, conf_n=0, conf_ok=0,
                   alt_n=0, alt_ok=0, alt_faces=0)
     mistakes: list[SureMistake] = []
     for index, ((g, p, m), tags) in enumerate(zip(per_image, tags_per_image)):
@@ -336,7 +340,6 @@ def score(
         for pi, o in enumerate(p):
             if pi not in matched_p:
                 cm[rows.index(EXTRA), cols.index(o.face)] += 1
-                totals["extra_sure"] += not o.uncertain
                 if not o.uncertain:
                     mistakes.append(SureMistake(index, o.box, o.face, o.score))
         totals["exact"] += len(m) == len(g) == len(p) and correct_here == len(g)
@@ -353,7 +356,6 @@ def score(
         uncertain=totals["unc"],
         confident_correct=totals["conf_ok"],
         confident_matched=totals["conf_n"],
-        extra_sure=totals["extra_sure"],
         per_face=tuple((f, FaceStats(*stats[f])) for f in labels if stats[f][0]),
         confusion=Confusion(labels, tuple(tuple(int(v) for v in r) for r in cm)),
         iou_threshold=iou_threshold,
