@@ -17,7 +17,9 @@ DIE_FACES = ("1", "2", "3", "4", "5", "6", "wheel", "プ", "ラ", "ス", "ベ", 
 CARD_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 CARD_SUITS = ("S", "H", "D", "C")
 # A card classifier may have one more rank class: "this box is no corner index" (a detector
-# false alarm: a pip, a court figure's detail, an index mostly hidden). Such boxes are dropped.
+# false alarm: a pip, a court figure's detail, an index mostly hidden), and a dice classifier
+# one more face class: "this box is no die" (a chip, a card's back, a die mostly hidden).
+# Such boxes are dropped.
 NOT_AN_INDEX = "none"
 
 Box = tuple[float, float, float, float]

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vision.detections import DIE_FACES
+from vision.detections import DIE_FACES, NOT_AN_INDEX
 
 MANIFEST_NAME = "dice-reader.json"
 DETECTOR_NAME = "dice-detector.onnx"
@@ -175,7 +175,9 @@ class ReaderManifest:
     def __post_init__(self) -> None:
         if self.second_opinion is not None:
             other = self.second_opinion
-            if (other.faces, other.colours) != (self.classifier.faces, self.classifier.colours):
+            faces = self.classifier.faces
+            real = faces[:-1] if faces[-1:] == (NOT_AN_INDEX,) else faces
+            if other.faces not in (faces, real) or other.colours != self.classifier.colours:
                 raise ManifestError(f"the second opinion {other.file} must read the classifier's faces and colours")
             if not 0.0 < self.second_opinion_below <= 1.0:
                 raise ManifestError(f"second_opinion_below must be in (0, 1], got {self.second_opinion_below}")

@@ -1,10 +1,14 @@
-"""Hard negatives for the card classifier: where the index detector fires but no index is labelled.
+"""Hard negatives for the classifiers: where a detector fires but nothing of its kind is labelled.
 
 The corner-index detector reports some boxes that are no readable index: a suit pip, a
 detail of court artwork, a die's pips in a mixed scene, an index mostly under a finger or
 another card (labels need 85 % of an index in view). The classifier then reads a rank and
 suit there anyway, often surely. Cut like any index and labelled :data:`NOT_AN_INDEX`,
 these boxes teach the classifier one more rank class, so the reader can drop them.
+
+The dice detector does the same with red chips, the squares of a gingham cloth, a card's
+back, a box over two dice or a die mostly hidden (labels need most of the up face in view):
+those teach the dice classifier a face class ``none`` (:data:`NOT_AN_INDEX` too).
 
 A found box is a negative when it overlaps every labelled index by less than ``max_iou``;
 boxes between that and a match are left out, since a loose box on a real index is
@@ -28,9 +32,9 @@ import numpy as np
 from vision.backends import default_threads
 from vision.boxes import iou_matrix
 from vision.datasets import LabelledImage
-from vision.manifest import CARD_MANIFEST_NAME, ManifestError, ReaderManifest
+from vision.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME, ManifestError, ReaderManifest
 from vision.reader import load_pair
-from vision.stages import detect_boxes
+from vision.stages import detect_at_scale, detect_boxes, detect_mirrored
 
 DEFAULT_MAX_IOU = 0.1
 DEFAULT_CONF = 0.1  # under the runtime floor (0.25), so a lower floor can be tried with the same classifier
@@ -59,19 +63,56 @@ def card_detector(model_dir: Path, conf: float = DEFAULT_CONF, threads: int | No
     return (lambda image: detect_boxes(detector, spec, image).boxes), record
 
 
+def dice_detector(model_dir: Path, conf: float = DEFAULT_CONF, threads: int | None = None) -> tuple[Callable[[np.ndarray], np.ndarray], dict[str, object]]:
+    """The dice detector of ``model_dir`` as a function of a BGR frame, and a record of which
+    detector it is: the boxes from confidence ``conf`` of every pass a photo gets (the
+    zoomed-out and zoomed-in looks, and the mirrored pass when the manifest has it), so the
+    classifier learns the false alarms the reader can meet."""
+    path = Path(model_dir) / MANIFEST_NAME
+    if not path.is_file():
+        raise ManifestError(f"no {MANIFEST_NAME} in {model_dir}: it names the dice detector to mine negatives with")
+    manifest = ReaderManifest.load(path)
+    detector, _ = load_pair(Path(model_dir), MANIFEST_NAME, manifest, "auto",
+                            default_threads() if threads is None else threads, "auto")
+    spec = replace(manifest.detector, conf_threshold=float(conf))
+
+    def detect(image: np.ndarray) -> np.ndarray:
+        found = detect_at_scale(detector, spec, image, True, ())
+        if not spec.mirror:
+            return found.boxes
+        return np.concatenate([found.boxes, detect_mirrored(detector, spec, image, found).boxes]).reshape(-1, 4)
+
+    record = {"detector": spec.file, "sha256": spec.sha256, "imgsz": spec.imgsz, "conf": float(conf),
+              "passes": "photo" + (", mirrored" if spec.mirror else "")}
+    return detect, record
+
+
 def mine(
     images: Sequence[tuple[str, LabelledImage]],
     detect: Callable[[np.ndarray], np.ndarray],
     max_iou: float = DEFAULT_MAX_IOU,
+    kind: str = "card",
 ) -> dict[Path, np.ndarray]:
-    """Each image's false alarms (image path -> (N, 4) boxes), for the images that have any."""
+    """Each image's false alarms (image path -> (N, 4) boxes), for the images that have any:
+    boxes that overlap no labelled object of ``kind`` ("card": corner indices, or "die")."""
     out: dict[Path, np.ndarray] = {}
-    for _, item in images:
+    for _, item in _unique(images):
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if image is None:
             continue  # collect_crops reports unreadable images
-        labelled = np.array([o.box for o in item.objects if o.kind == "card"], np.float32)
+        labelled = np.array([o.box for o in item.objects if o.kind == kind], np.float32)
         boxes = false_alarms(detect(image), labelled, max_iou)
         if len(boxes):
             out[item.path] = boxes
+    return out
+
+
+def _unique(images: Sequence[tuple[str, LabelledImage]]) -> list[tuple[str, LabelledImage]]:
+    """Each image once: the real photos are listed several times (``--real-repeat``)."""
+    seen: set[Path] = set()
+    out = []
+    for source, item in images:
+        if item.path not in seen:
+            seen.add(item.path)
+            out.append((source, item))
     return out

@@ -12,7 +12,11 @@ same pass also reads playing cards (:mod:`vision.card_reader`).
 
 Every detected die is listed. ``score`` is the classifier's probability for the face it
 reports; a die is flagged ``uncertain`` when that is below the reporting threshold, or
-when the detector itself is unsure the box is a die.
+when the detector itself is unsure the box is a die. A classifier with a last face class
+``none`` (:data:`~vision.detections.NOT_AN_INDEX`, learnt from the detector's false
+alarms) says when a box holds no die: boxes it reads so with probability
+:data:`NO_DIE_DROP` or more are left out, and the others keep their face probabilities as
+they are (not renormalised), so a box that may be no die reads unsure.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import numpy as np
 from vision.alternatives import face_alternatives
 from vision.backends import Model, default_threads, load_model
 from vision.card_reader import CardReader
-from vision.detections import Detection, Reading
+from vision.detections import NOT_AN_INDEX, Detection, Reading
 from vision.manifest import (
     CARD_MANIFEST_NAME,
     MANIFEST_NAME,
@@ -55,6 +59,20 @@ from vision.vocabulary import Vocabulary
 __all__ = ["MIN_BOX_SIDE", "BoxesFound", "DiceReader", "InvalidImage", "as_bgr", "load_pair", "load_reader"]
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+
+NO_DIE_DROP = 0.5
+"""A box the classifier reads as no die (``none``) with this probability or more is left out."""
+
+
+def defer_no_die(face_p: np.ndarray, none: np.ndarray) -> np.ndarray:
+    """Face probabilities of a model with no ``none`` class, given the column ``none`` of
+    another that has one: that model's word on "no die" stands, and the faces share the rest.
+
+    >>> [[round(float(p), 2) for p in row] for row in defer_no_die(np.array([[0.5, 0.5]]), np.array([0.2]))]
+    [[0.4, 0.4, 0.2]]
+    """
+    none = np.asarray(none, np.float32).reshape(-1, 1)
+    return np.concatenate([np.asarray(face_p, np.float32) * (1.0 - none), none], axis=1)
 
 
 class InvalidImage(ValueError):
@@ -133,7 +151,8 @@ class DiceReader:
             "second_opinion": None if self.manifest.second_opinion is None else {
                 "file": self.manifest.second_opinion.file, "sha256": self.manifest.second_opinion.sha256,
                 "below": self.manifest.second_opinion_below},
-            "faces": list(cls.faces),
+            "faces": [f for f in cls.faces if f != NOT_AN_INDEX],
+            "rejects_boxes": self.rejects,
             "colours": list(cls.colours),
             "threshold": self.threshold,
             "second_look_band": None if self.second_look is None else list(self.second_look.band),
@@ -251,6 +270,8 @@ class DiceReader:
         if len(ask):
             other_f, other_c = self._classify_by(self.second_opinion, spec, image, np.asarray(boxes, np.float32)[ask])
             face_p, colour_p = face_p.copy(), colour_p.copy()
+            if other_f.shape[1] < face_p.shape[1]:
+                other_f = defer_no_die(other_f, face_p[ask, -1])
             face_p[ask] = (face_p[ask] + other_f) / 2
             if colour_p.shape[1]:
                 colour_p[ask] = (colour_p[ask] + other_c) / 2
@@ -274,6 +295,11 @@ class DiceReader:
         score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
         ``box_scores`` are the detector's confidences (None: the boxes are known dice)."""
         faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
+        if self.rejects:
+            keep = np.asarray(face_p)[:, -1] < NO_DIE_DROP
+            boxes, face_p, colour_p = np.asarray(boxes)[keep], np.asarray(face_p)[keep, :-1], np.asarray(colour_p)[keep]
+            box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
+            faces = faces[:-1]
         vocab = self.vocabulary
         reported, merged = (tuple(faces), np.asarray(face_p, np.float32)) if vocab is None else vocab.merge_faces(face_p, faces)
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
@@ -310,6 +336,11 @@ class DiceReader:
                 )
             )
         return tuple(out)
+
+    @property
+    def rejects(self) -> bool:
+        """Whether the classifier can say a box holds no die (a last face class ``none``)."""
+        return self.manifest.classifier.faces[-1:] == (NOT_AN_INDEX,)
 
     def prepare(self, height: int, width: int) -> None:
         """Make the backend ready for frames of this size (OpenVINO compiles once per input

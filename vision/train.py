@@ -135,8 +135,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="continue a finished classifier run from this checkpoint with a new schedule (or from "
                              "an exported classifier .onnx with its manifest beside it, e.g. models/dice-classifier.onnx)")
     parser.add_argument("--cls-negatives", type=Path, metavar="DIR",
-                        help="with --cards: mine the card detector of this model folder for false alarms on the "
-                             f"training images and teach the classifier a rank class {NOT_AN_INDEX!r} for them")
+                        help="mine the detector of this model folder (the card detector with --cards) for false "
+                             "alarms on the training images and teach the classifier a face (or rank) class "
+                             f"{NOT_AN_INDEX!r} for them")
     parser.add_argument("--cls-negatives-conf", type=float, default=negatives.DEFAULT_CONF, metavar="C",
                         help="the lowest detector confidence a mined false alarm has (default %(default)s)")
     parser.add_argument("--cls-illegible", choices=("guess", "unsure"), default="guess",
@@ -458,20 +459,22 @@ def legibility_flags(args: argparse.Namespace, items) -> tuple[dict[Path, tuple[
 
 
 def mine_negatives(args: argparse.Namespace, items) -> tuple[dict[Path, Any], dict[str, Any] | None]:
-    """``--cls-negatives``: each training image's card-detector false alarms, and their record."""
+    """``--cls-negatives``: each training image's detector false alarms (the card detector's,
+    or with dice the dice detector's), and their record."""
     if getattr(args, "cls_negatives", None) is None:
         return {}, None
-    if target_of(args).kind != "card" or args.stage == "specialist":
-        raise SystemExit(f"--cls-negatives teaches the card classifier {NOT_AN_INDEX!r}: give --cards and "
-                         "--stage classifier or all")
+    if args.stage in ("specialist", "second-opinion"):
+        raise SystemExit(f"--cls-negatives teaches the classifier {NOT_AN_INDEX!r}: give --stage classifier or all")
+    kind = target_of(args).kind
     t0 = time.time()
     try:
-        detect, record = negatives.card_detector(args.cls_negatives, args.cls_negatives_conf)
+        mine_with = negatives.card_detector if kind == "card" else negatives.dice_detector
+        detect, record = mine_with(args.cls_negatives, args.cls_negatives_conf)
     except ManifestError as exc:
         raise SystemExit(f"tableref train: {exc}") from None
-    mined = negatives.mine([(s, it) for s, it, _ in items], detect)
+    mined = negatives.mine([(s, it) for s, it, _ in items], detect, kind=kind)
     if not mined:
-        raise SystemExit(f"tableref train: the card detector of {args.cls_negatives} made no false alarms on these "
+        raise SystemExit(f"tableref train: the {kind} detector of {args.cls_negatives} made no false alarms on these "
                          f"images, so there is nothing to teach {NOT_AN_INDEX!r}; leave out --cls-negatives")
     val = sum(len(mined.get(it.path, ())) for _, it, v in items if v)
     total = sum(len(b) for b in mined.values())

@@ -304,6 +304,33 @@ def _unsure_loss(fl, cl, f, c, u, face_loss, colour_loss, colour_weight: float, 
     return loss + colour_weight * col / (known.sum() + u.sum())
 
 
+def extends_faces(before: tuple[list[str], list[str]], after: tuple[list[str], list[str]]) -> bool:
+    """Whether ``after`` (colours, faces) is ``before`` with one more face class at the end,
+    as when a reader learns :data:`NOT_AN_INDEX` for the detector's false alarms.
+
+    >>> extends_faces((["red"], ["1", "2"]), (["red"], ["1", "2", "none"]))
+    True
+    >>> extends_faces((["red"], ["1", "2"]), (["blue"], ["1", "2", "none"]))
+    False
+    """
+    return before[0] == after[0] and len(after[1]) == len(before[1]) + 1 and after[1][:-1] == before[1]
+
+
+def extended_heads(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``old`` weights in the shapes of ``new``, whose face head has more rows: the old rows are
+    kept (every face read as before), the new rows keep ``new``'s fresh weights, with their
+    bias set to the old head's lowest so the new class starts out unlikely."""
+    out = dict(old)
+    for key in ("face.weight", "face.bias"):
+        grown = new[key].clone()
+        n = old[key].shape[0]
+        grown[:n] = old[key]
+        if key == "face.bias":
+            grown[n:] = old[key].min()
+        out[key] = grown
+    return out
+
+
 def train_classifier(
     train: CropSet,
     val: CropSet,
@@ -362,6 +389,8 @@ def train_classifier(
             raise ValueError(f"{path} was trained with other classes, crop size or width; start a fresh run")
         if same_classes:
             model.load_state_dict(ckpt["model"])
+        elif extends_faces(classes, (list(colours), list(faces))):
+            model.load_state_dict(extended_heads(ckpt["model"], model.state_dict()))
         else:
             features = {k: v for k, v in ckpt["model"].items() if k.startswith("features.")}
             model.load_state_dict(features, strict=False)
@@ -369,8 +398,10 @@ def train_classifier(
 
     if cfg.init and not (resume and last_path.is_file()):
         ckpt = load_compatible(cfg.init, any_size=True, any_classes=True)
-        heads = "" if (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES))) == (list(colours), list(faces)) \
-            else " (its features only: the heads are new, for other classes)"
+        before = (list(ckpt["colours"]), list(ckpt.get("faces", DIE_FACES)))
+        heads = ("" if before == (list(colours), list(faces))
+                 else f" (its heads too, with a new face class {faces[-1]!r})" if extends_faces(before, (list(colours), list(faces)))
+                 else " (its features only: the heads are new, for other classes)")
         if "widened_from" in ckpt:
             which = f"widened from width {ckpt['widened_from']}, the new channels unheard at first"
         elif "epoch" in ckpt:

@@ -1,8 +1,9 @@
-"""Hard negatives for the card classifier: the detector's false alarms become a "no index" class."""
+"""Hard negatives for the classifiers: a detector's false alarms become a "none" class (no index, no die)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import cv2
@@ -81,20 +82,49 @@ def test_card_detector_comes_from_a_model_folder(tmp_path):
     assert detect(np.full((240, 320, 3), 128, np.uint8)).shape == (0, 4)  # a blank table has no index
 
 
-def test_train_refuses_negatives_for_the_dice_or_the_specialist(tmp_path):
+def test_dice_detector_comes_from_a_model_folder(tmp_path):
+    with pytest.raises(ManifestError, match="dice-reader.json"):
+        negatives.dice_detector(tmp_path)
+    detect, record = negatives.dice_detector(DEFAULT_MODEL_DIR, conf=0.3, threads=1)
+    assert record["detector"] == "dice-detector.onnx" and record["conf"] == 0.3 and len(record["sha256"]) == 64
+    assert "photo" in record["passes"]
+    assert detect(np.full((240, 320, 3), 128, np.uint8)).shape == (0, 4)  # a blank table has no die
+    tray = sorted((Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dice-tray" / "images" / "test").glob("*.jpg"))
+    assert len(detect(cv2.imread(str(tray[0])))) >= 3  # a real tray photo has dice
+
+
+def test_mine_takes_each_image_once_and_the_kind_asked(tmp_path):
+    item = card_image(tmp_path)  # a card index at (10, 10, 30, 40), a die at (60, 60, 80, 80)
+    calls = []
+
+    def detect(image: np.ndarray) -> np.ndarray:
+        calls.append(1)
+        return np.array([[10, 10, 30, 40], [60, 60, 80, 80]], np.float32)
+
+    as_dice = negatives.mine([("real", item)] * 8, detect, kind="die")
+    assert len(calls) == 1  # the real photos are listed --real-repeat times, and read once
+    assert as_dice[item.path].tolist() == [[10, 10, 30, 40]]  # the die matches; the index is no die
+    assert negatives.mine([("s", item)], detect)[item.path].tolist() == [[60, 60, 80, 80]]
+
+
+def test_train_mines_the_dice_detector_for_dice_and_refuses_the_specialist(tmp_path):
     from vision.train import add_arguments, mine_negatives
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     assert mine_negatives(parser.parse_args(["--cards"]), []) == ({}, None)
-    for argv in (["--cls-negatives", str(tmp_path)], ["--stage", "specialist", "--cls-negatives", str(tmp_path)]):
-        with pytest.raises(SystemExit, match="--cards"):
-            mine_negatives(parser.parse_args(argv), [])
+    for stage in ("specialist", "second-opinion"):
+        with pytest.raises(SystemExit, match="--stage classifier"):
+            mine_negatives(parser.parse_args(["--stage", stage, "--cls-negatives", str(tmp_path)]), [])
     with pytest.raises(SystemExit, match="card-reader.json"):
         mine_negatives(parser.parse_args(["--cards", "--cls-negatives", str(tmp_path)]), [])
+    with pytest.raises(SystemExit, match="dice-reader.json"):
+        mine_negatives(parser.parse_args(["--cls-negatives", str(tmp_path)]), [])
     blank = card_image(tmp_path, cards=())
     with pytest.raises(SystemExit, match="no false alarms"):
         mine_negatives(parser.parse_args(["--cards", "--cls-negatives", str(DEFAULT_MODEL_DIR)]), [("s", blank, False)])
+    with pytest.raises(SystemExit, match="the die detector .* no false alarms"):
+        mine_negatives(parser.parse_args(["--cls-negatives", str(DEFAULT_MODEL_DIR)]), [("s", blank, False)])
 
 
 def train_on_rendered_cards(tmp_path: Path, n: int, seed: int, models: tuple[str, ...], argv: list[str]) -> Path:
@@ -162,3 +192,41 @@ def test_train_makes_a_card_suit_specialist_that_the_reader_loads(tmp_path):
     assert reader.cards is not None and len(reader.cards.specialists) == 1
     image = cv2.imread(str(next((tmp_path / "cards" / "images").iterdir())))
     assert all(d.face[-1] in CARD_SUITS for d in reader.read(image).cards())
+
+
+@pytest.mark.slow
+def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_path):
+    """``tableref train --stage classifier --cls-negatives``: one tiny epoch on rendered dice from
+    the committed classifier, exported with a seventeenth face class, ``none``, that the reader
+    loads and uses."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import shutil
+
+    from vision.detections import DIE_FACES
+    from vision.manifest import ReaderManifest
+    from vision.reader import load_reader
+    from vision.stages import SECOND_LOOK
+    from web.cli import main
+
+    assert main(["synth", "--out", str(tmp_path / "dice"), "--n", "6", "--seed", "4", "--workers", "1", "--quiet"]) == 0
+    out = tmp_path / "models"
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md", "HISTORY.md"))
+    # Six scenes show a few of the body colours only, and the second opinion reads them all.
+    doc = json.loads((out / "dice-reader.json").read_text(encoding="utf-8"))
+    doc.pop("second_opinion")
+    (out / "dice-reader.json").write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["train", "--stage", "classifier", "--no-real", "--synth", str(tmp_path / "dice"),
+                 "--cls-negatives", str(DEFAULT_MODEL_DIR), "--cls-negatives-conf", "0.01",
+                 "--cls-init", str(out / "dice-classifier.onnx"), "--crop", "56", "--cls-epochs", "1",
+                 "--cls-samples", "64", "--cls-batch", "32", "--cls-lr", "1e-5", "--workers", "0",
+                 "--runs", str(tmp_path / "runs"), "--out", str(out)]) == 0
+    manifest = ReaderManifest.load(out / "dice-reader.json")
+    assert manifest.classifier.faces == (*DIE_FACES, NOT_AN_INDEX)
+    record = manifest.training["classifier"]["negatives"]
+    assert record["conf"] == 0.01 and record["train"] + record["val"] > 0
+    assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "dice-reader.json").detector.sha256
+    reader = load_reader(out).with_look(SECOND_LOOK)
+    assert reader.rejects
+    image = cv2.imread(str(next((tmp_path / "dice" / "images").iterdir())))
+    assert all(d.face in DIE_FACES for d in reader.read(image).dice())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -11,7 +12,7 @@ import pytest
 
 from tests.vision import tiny_reader as tiny
 from vision.backends import BackendUnavailable, available_backends, load_model
-from vision.detections import Reading
+from vision.detections import DIE_FACES, NOT_AN_INDEX, Reading
 from vision.manifest import ClassifierSpec, ManifestError, ReaderManifest
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, InvalidImage, as_bgr, load_reader
 from vision.stages import SECOND_LOOK
@@ -312,3 +313,34 @@ def test_a_die_unsure_of_its_face_alone_lists_the_faces_it_may_show() -> None:
     grey = merged.read(tiny.scene()).dice()[1]
     assert grey.uncertain and grey.alternatives == ("プ", "wheel")
 
+
+
+def test_a_box_the_classifier_reads_as_no_die_is_left_out():
+    plain = tiny.fake_reader().read(tiny.scene()).dice()
+    rejecting = tiny.rejecting_reader(red_none=0.9)
+    kept = rejecting.read(tiny.scene()).dice()
+    red = next(d for d in plain if d.face == "wheel")
+    assert red not in kept and len(kept) == len(plain) - 1
+    assert [(d.face, d.colour, d.uncertain) for d in kept] == [(d.face, d.colour, d.uncertain) for d in plain if d != red]
+    assert all(d.score == pytest.approx(p.score * 0.99, abs=1e-3) for d, p in zip(kept, (d for d in plain if d != red)))
+    assert rejecting.info["faces"] == list(DIE_FACES) and rejecting.info["rejects_boxes"]
+    assert not tiny.fake_reader().info["rejects_boxes"]
+
+
+def test_a_box_that_may_be_no_die_keeps_its_face_but_reads_unsure():
+    # p(no die) 0.4 is under the drop line: the die stays, its faces sharing the other 0.6
+    dice = tiny.rejecting_reader(red_none=0.4, threshold=0.2).read(tiny.scene()).dice()
+    red = next(d for d in dice if d.colour == "red")
+    assert red.face == "wheel" and red.score == pytest.approx(0.6, abs=0.01)
+    assert tiny.rejecting_reader(red_none=0.4, threshold=0.7).label_dice(
+        np.array([red.box], np.float32), np.array([[*([0.0] * 6), 0.6, *([0.0] * 9), 0.4]], np.float32),
+        np.array([[0.0, 0.0, 1.0]], np.float32))[0].uncertain
+
+
+def test_a_second_opinion_without_no_die_may_join_a_classifier_with_it():
+    m = tiny.manifest()
+    with_none = replace(m.classifier, faces=(*DIE_FACES, NOT_AN_INDEX))
+    ReaderManifest(m.detector, with_none, second_opinion=replace(m.classifier, file="dice-second-opinion.onnx"))
+    ReaderManifest(m.detector, with_none, second_opinion=replace(with_none, file="dice-second-opinion.onnx"))
+    with pytest.raises(ManifestError, match="second opinion"):
+        ReaderManifest(m.detector, m.classifier, second_opinion=replace(with_none, file="dice-second-opinion.onnx"))

@@ -176,3 +176,22 @@ def test_a_specialist_file_is_rebuilt_from_its_entry_in_the_specialists_list(tmp
     (special.parent / "dice-reader.json").write_text(json.dumps(doc), encoding="utf-8")
     ckpt = checkpoint_from_onnx(special, np.random.default_rng(4).random((16, 3, SIZE, SIZE), np.float32))
     assert (ckpt["faces"], ckpt["from_onnx"]) == (FACES, str(special))
+
+
+def test_a_new_none_class_keeps_every_old_face_reading():
+    """Learning "none" from a trained classifier keeps its heads: the old faces' logits are the
+    same, and the new class starts out the least likely."""
+    from vision.train_classifier import extended_heads, extends_faces
+
+    ckpt = trained_checkpoint()
+    assert extends_faces((COLOURS, FACES), (COLOURS, [*FACES, "none"]))
+    assert not extends_faces((COLOURS, FACES), (COLOURS, ["none", *FACES]))
+    old, new = build_model(len(FACES), len(COLOURS)), build_model(len(FACES) + 1, len(COLOURS))
+    old.load_state_dict(ckpt["model"])
+    new.load_state_dict(extended_heads(ckpt["model"], new.state_dict()))
+    old.eval(), new.eval()
+    x = torch.rand(8, 3, SIZE, SIZE)
+    with torch.no_grad():
+        (f0, c0), (f1, c1) = old(x), new(x)
+    assert torch.allclose(f0, f1[:, :-1]) and torch.allclose(c0, c1)
+    assert float(new.face.bias.detach()[-1]) == float(old.face.bias.detach().min())

@@ -12,12 +12,13 @@ three-way tie, so its face score is about 1/3 (an uncertain reading).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.detections import DIE_FACES
+from vision.detections import DIE_FACES, NOT_AN_INDEX
 from vision.manifest import ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
 from vision.reader import DiceReader
 
@@ -210,3 +211,25 @@ def build_second_opinion(folder: Path, below: float = 0.9) -> Path:
     spec = replace(m.classifier, file=name, size=56, sha256=sha256_of(folder / name))
     replace(m, second_opinion=spec, second_opinion_below=below).save(folder / "dice-reader.json")
     return folder
+
+
+class RejectingClassifier(FakeClassifier):
+    """:class:`FakeClassifier` with a last face class ``none``: a crop whose red channel
+    leads (the red die) is no die with probability ``red_none``, every other with 0.01."""
+
+    def __init__(self, red_none: float) -> None:
+        super().__init__()
+        self.red_none = red_none
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        face_p, colour_p = super().run(x)
+        mean = x.mean(axis=(2, 3))
+        none = np.where(mean.argmax(axis=1) == 2, self.red_none, 0.01).astype(np.float32)[:, None]
+        return [np.concatenate([face_p * (1 - none), none], axis=1), colour_p]
+
+
+def rejecting_reader(red_none: float, threshold: float | None = None) -> DiceReader:
+    """The fake reader with a classifier that can say a box holds no die."""
+    m = manifest()
+    m = replace(m, classifier=replace(m.classifier, faces=(*DIE_FACES, NOT_AN_INDEX)))
+    return DiceReader(m, FakeDetector(), RejectingClassifier(red_none), threshold=threshold)
