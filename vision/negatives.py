@@ -49,16 +49,21 @@ def false_alarms(found: np.ndarray, labelled: np.ndarray, max_iou: float = DEFAU
     return found[iou_matrix(found, labelled).max(axis=1) < max_iou]
 
 
+def _detector(model_dir: Path, manifest_name: str, kind: str, conf: float, threads: int | None):
+    """The detector named by ``manifest_name`` in ``model_dir``, and its spec at confidence ``conf``."""
+    path = Path(model_dir) / manifest_name
+    if not path.is_file():
+        raise ManifestError(f"no {manifest_name} in {model_dir}: it names the {kind} detector to mine negatives with")
+    manifest = ReaderManifest.load(path)
+    detector, _ = load_pair(Path(model_dir), manifest_name, manifest, "auto",
+                            default_threads() if threads is None else threads, "auto")
+    return detector, replace(manifest.detector, conf_threshold=float(conf))
+
+
 def card_detector(model_dir: Path, conf: float = DEFAULT_CONF, threads: int | None = None) -> tuple[Callable[[np.ndarray], np.ndarray], dict[str, object]]:
     """The card-index detector of ``model_dir`` as a function of a BGR frame (boxes from
     confidence ``conf``), and a record of which detector it is."""
-    path = Path(model_dir) / CARD_MANIFEST_NAME
-    if not path.is_file():
-        raise ManifestError(f"no {CARD_MANIFEST_NAME} in {model_dir}: it names the card detector to mine negatives with")
-    manifest = ReaderManifest.load(path)
-    detector, _ = load_pair(Path(model_dir), CARD_MANIFEST_NAME, manifest, "auto",
-                            default_threads() if threads is None else threads, "auto")
-    spec = replace(manifest.detector, conf_threshold=float(conf))
+    detector, spec = _detector(model_dir, CARD_MANIFEST_NAME, "card", conf, threads)
     record = {"detector": spec.file, "sha256": spec.sha256, "imgsz": spec.imgsz, "conf": float(conf)}
     return (lambda image: detect_boxes(detector, spec, image).boxes), record
 
@@ -68,13 +73,7 @@ def dice_detector(model_dir: Path, conf: float = DEFAULT_CONF, threads: int | No
     detector it is: the boxes from confidence ``conf`` of every pass a photo gets (the
     zoomed-out and zoomed-in looks, and the mirrored pass when the manifest has it), so the
     classifier learns the false alarms the reader can meet."""
-    path = Path(model_dir) / MANIFEST_NAME
-    if not path.is_file():
-        raise ManifestError(f"no {MANIFEST_NAME} in {model_dir}: it names the dice detector to mine negatives with")
-    manifest = ReaderManifest.load(path)
-    detector, _ = load_pair(Path(model_dir), MANIFEST_NAME, manifest, "auto",
-                            default_threads() if threads is None else threads, "auto")
-    spec = replace(manifest.detector, conf_threshold=float(conf))
+    detector, spec = _detector(model_dir, MANIFEST_NAME, "dice", conf, threads)
 
     def detect(image: np.ndarray) -> np.ndarray:
         found = detect_at_scale(detector, spec, image, True, ())
