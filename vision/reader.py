@@ -300,17 +300,16 @@ class DiceReader:
         score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
         ``box_scores`` are the detector's confidences (None: the boxes are known dice)."""
         faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
-        if self.rejects and self.second_look is None:
-            # A live frame: a die left out of some frames and not others would blink and
-            # hold its reveal back, so the frames' votes read every box as a die.
-            face_p = np.asarray(face_p)[:, :-1]
-            face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)
-            faces = faces[:-1]
-        elif self.rejects:
-            keep = np.asarray(face_p)[:, -1] < NO_DIE_DROP
-            boxes, face_p, colour_p = np.asarray(boxes)[keep], np.asarray(face_p)[keep, :-1], np.asarray(colour_p)[keep]
-            box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
-            faces = faces[:-1]
+        if self.rejects:
+            none, face_p, faces = np.asarray(face_p)[:, -1], np.asarray(face_p)[:, :-1], faces[:-1]
+            if self.second_look is None:
+                # A live frame: a die left out of some frames and not others would blink and
+                # hold its reveal back, so the frames' votes read every box as a die.
+                face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)
+            else:
+                keep = none < NO_DIE_DROP
+                boxes, face_p, colour_p = np.asarray(boxes)[keep], face_p[keep], np.asarray(colour_p)[keep]
+                box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         vocab = self.vocabulary
         reported, merged = (tuple(faces), np.asarray(face_p, np.float32)) if vocab is None else vocab.merge_faces(face_p, faces)
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
