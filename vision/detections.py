@@ -35,9 +35,10 @@ class Detection:
     box: Box
     score: float
     uncertain: bool = False
-    # The detector's own confidence that this box is a die at all (None: not known, e.g.
-    # cards or hand-made readings). Not part of the JSON contract; the settler uses it to
-    # tell a speck the detector doubts from a die.
+    # The reader's confidence that this box is a die at all: the detector's, raised to its
+    # sure threshold where the classifier vouches for a box it doubts (vision.reader.vouched).
+    # None: not known, e.g. cards or hand-made readings. Not part of the JSON contract; the
+    # settler uses it to tell a speck the detector doubts from a die.
     box_score: float | None = field(default=None, compare=False, repr=False)
     # A die unsure of its face alone (its box sure, and its colour where the game reads
     # one): every face it may show, likeliest first. Empty for a sure die and for one whose

@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision.alternatives import face_alternatives
+from vision.boxes import area, intersection_matrix
 from vision.backends import Model, default_threads, load_model
 from vision.card_reader import CardReader
 from vision.detections import NOT_AN_INDEX, Detection, Reading
@@ -67,6 +68,49 @@ NO_DIE_DROP = 0.8
 of a reading taken with a look (a photo, a settled reveal's closer look). Chosen on the
 validation renders (session 39): at 0.5 more wrongly kept boxes went, but three times as
 many dice, a third of them ship's wheels (see models/HISTORY.md)."""
+
+VOUCH_NONE = 0.02
+"""A box the detector doubts (under its sure threshold) counts as surely a die when the
+classifier reads it as no die with a probability under this, reads its face sure, and the
+box stands apart from the frame's other boxes (:data:`VOUCH_APART`): see :func:`vouched`.
+Chosen on the validation renders (session 40, models/HISTORY.md)."""
+
+VOUCH_APART = 0.4
+"""A box that shares this share or more of the smaller box's area with another box of its
+frame is never vouched for: it may be a second box on a die already found."""
+
+
+def vouched(
+    boxes: np.ndarray, box_scores: np.ndarray, none: np.ndarray, sure_face: np.ndarray, sure: float,
+    crowd: np.ndarray | None = None,
+) -> np.ndarray:
+    """``box_scores`` with each doubted box (under ``sure``) raised to ``sure`` where the
+    classifier vouches for it: its probability of no die (``none``) is under
+    :data:`VOUCH_NONE`, ``sure_face`` (its face reads sure) holds, and it overlaps no other
+    box of ``crowd`` (all the frame's boxes; default ``boxes``) by :data:`VOUCH_APART` of
+    the smaller one's area.
+
+    The classifier learnt "no die" from the detector's own false alarms (session 39), so
+    its word weighs most on just these boxes: the dice the detector doubts, which otherwise
+    read unsure in a photo and are left out of a live reveal.
+
+    >>> boxes = np.array([[0, 0, 10, 10], [50, 50, 60, 60], [53, 50, 63, 60]], np.float32)
+    >>> scores = vouched(boxes, np.array([0.3, 0.3, 0.9]), np.array([0.01, 0.01, 0.01]), np.array([True] * 3), 0.5)
+    >>> [round(float(s), 2) for s in scores]
+    [0.5, 0.3, 0.9]
+    """
+    box_scores = np.asarray(box_scores, np.float32).copy()
+    b = np.asarray(boxes, np.float32).reshape(-1, 4)
+    others = b if crowd is None else np.asarray(crowd, np.float32).reshape(-1, 4)
+    doubted = (box_scores < sure) & (np.asarray(none) < VOUCH_NONE) & np.asarray(sure_face, bool)
+    for i in np.flatnonzero(doubted):
+        inter = intersection_matrix(b[i : i + 1], others)[0]
+        smaller = np.minimum(area(b[i : i + 1]), area(others))
+        shared = inter / np.maximum(smaller, 1e-6)
+        shared[np.all(np.isclose(others, b[i]), axis=1)] = 0.0  # the box itself
+        if shared.max(initial=0.0) < VOUCH_APART:
+            box_scores[i] = sure
+    return box_scores
 
 
 def defer_no_die(face_p: np.ndarray, none: np.ndarray) -> np.ndarray:
@@ -294,12 +338,17 @@ class DiceReader:
         return face_p, colour_p
 
     def label_dice(
-        self, boxes: np.ndarray, face_p: np.ndarray, colour_p: np.ndarray, box_scores: np.ndarray | None = None
+        self, boxes: np.ndarray, face_p: np.ndarray, colour_p: np.ndarray, box_scores: np.ndarray | None = None,
+        crowd: np.ndarray | None = None,
     ) -> tuple[Detection, ...]:
         """Dice from the classifier's probabilities for ``boxes``, left to right: face, colour,
         score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
-        ``box_scores`` are the detector's confidences (None: the boxes are known dice)."""
+        ``box_scores`` are the detector's confidences (None: the boxes are known dice), and
+        a die's ``box_score`` is that, raised to the detector's sure threshold when the
+        classifier vouches for a doubted box (:func:`vouched`; ``crowd``: every box of the
+        frame, default ``boxes``)."""
         faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
+        none: np.ndarray | None = None
         if self.rejects:
             none, face_p, faces = np.asarray(face_p)[:, -1], np.asarray(face_p)[:, :-1], faces[:-1]
             if self.second_look is None:
@@ -308,13 +357,16 @@ class DiceReader:
                 face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)
             else:
                 keep = none < NO_DIE_DROP
-                boxes, face_p, colour_p = np.asarray(boxes)[keep], face_p[keep], np.asarray(colour_p)[keep]
+                boxes, face_p, colour_p, none = np.asarray(boxes)[keep], face_p[keep], np.asarray(colour_p)[keep], none[keep]
                 box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         vocab = self.vocabulary
         reported, merged = (tuple(faces), np.asarray(face_p, np.float32)) if vocab is None else vocab.merge_faces(face_p, faces)
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
         names = [reported[int(f)] for f in best]
         scores = merged[np.arange(len(merged)), best]
+        if none is not None and box_scores is not None:
+            box_scores = vouched(boxes, box_scores, none, scores >= self.threshold,
+                                 self.manifest.detector.sure_threshold, boxes if crowd is None else crowd)
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
         # unsure whatever the face: a box the detector doubts, or (below) a colour read unsurely
@@ -388,9 +440,11 @@ class DiceReader:
         extra = self.detect_mirrored(image, found, (*indices, *cards))
         face_p, colour_p = self.classify(image, np.concatenate([found.boxes, extra.boxes]))
         n = len(found.boxes)
-        dice = self.label_dice(found.boxes, face_p[:n], colour_p[:n], found.scores)
+        crowd = np.concatenate([found.boxes, extra.boxes])
+        dice = self.label_dice(found.boxes, face_p[:n], colour_p[:n], found.scores, crowd)
         if len(extra.boxes):
-            more = [d for d in self.label_dice(extra.boxes, face_p[n:], colour_p[n:], extra.scores) if not d.uncertain]
+            more = [d for d in self.label_dice(extra.boxes, face_p[n:], colour_p[n:], extra.scores, crowd)
+                    if not d.uncertain]
             dice = tuple(sorted((*dice, *more), key=lambda d: d.box[0] + d.box[2]))
         objects = [*dice, *cards]
         ms = (time.perf_counter() - start) * 1000.0

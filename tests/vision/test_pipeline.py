@@ -348,6 +348,19 @@ def test_a_settled_reveal_gets_a_closer_look(tmp_path: Path) -> None:
     assert all(v.closer is None for v in plain.votes) and (6, 3, 48, 48) not in plain_calls
 
 
+def test_a_doubted_die_the_classifier_vouches_for_joins_the_settled_reveal(tmp_path: Path) -> None:
+    from tests.vision import tiny_reader as tiny
+
+    cv2.imwrite(str(tmp_path / "scene.png"), tiny.scene())
+    for red_none, faces in ((0.01, ("プ", "2", "2", "wheel")), (0.05, ("プ", "2", "2"))):
+        pipe = LivePipeline(str(tmp_path), tiny.rejecting_reader(red_none), settle=FAST, detect_fps=30,
+                            source_options={"fps": 30})
+        with pipe:
+            settled = pipe.wait_settled(timeout=20)
+        # the red die's box (0.40) is doubted in every frame; read sure, and as no die at 0.01, it counts
+        assert settled is not None and settled.reading.faces() == faces
+
+
 def test_dice_that_are_none_of_the_games_dice_are_left_out() -> None:
     from vision.pipeline import FOREIGN_BELOW, own_dice
 

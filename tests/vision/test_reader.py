@@ -349,3 +349,39 @@ def test_a_second_opinion_without_no_die_may_join_a_classifier_with_it():
     ReaderManifest(m.detector, with_none, second_opinion=replace(with_none, file="dice-second-opinion.onnx"))
     with pytest.raises(ManifestError, match="second opinion"):
         ReaderManifest(m.detector, m.classifier, second_opinion=replace(with_none, file="dice-second-opinion.onnx"))
+
+
+def test_a_doubted_box_the_classifier_vouches_for_reads_sure():
+    """The red die's box scores 0.40 (under the detector's sure 0.5); a classifier that reads
+    it surely and as no die with p 0.01 vouches for it, in a live frame and in a photo."""
+    plain = next(d for d in tiny.fake_reader().read(tiny.scene()).dice() if d.colour == "red")
+    assert plain.uncertain and plain.box_score == pytest.approx(0.40, abs=1e-3)
+    for reader in (tiny.rejecting_reader(red_none=0.01), tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)):
+        red = next(d for d in reader.read(tiny.scene()).dice() if d.colour == "red")
+        assert red.face == "wheel" and not red.uncertain and red.box_score == 0.5
+
+
+def test_a_doubted_box_stays_unsure_when_the_classifier_may_see_no_die():
+    # p(no die) 0.05 is over VOUCH_NONE (0.02): the detector's doubt stands
+    red = next(d for d in tiny.rejecting_reader(red_none=0.05).read(tiny.scene()).dice() if d.colour == "red")
+    assert red.uncertain and red.box_score == pytest.approx(0.40, abs=1e-3)
+
+
+def test_a_doubted_box_is_not_vouched_for_beside_another_box_or_with_an_unsure_face():
+    reader = tiny.rejecting_reader(red_none=0.01)
+    faces = len(DIE_FACES) + 1
+    sure = np.zeros((3, faces), np.float32)
+    sure[:, 1], sure[:, -1] = 0.99, 0.01  # "2", and p(no die) 0.01
+    colours = np.tile(np.array([[0.0, 1.0, 0.0]], np.float32), (3, 1))
+    boxes = np.array([[0, 0, 40, 40], [100, 0, 140, 40], [120, 0, 160, 40]], np.float32)
+    dice = reader.label_dice(boxes, sure, colours, np.array([0.3, 0.3, 0.9]))
+    # the first stands apart and is vouched for; the second shares half its area with a sure box
+    assert [(d.uncertain, d.box_score) for d in dice] == [(False, 0.5), (True, 0.3), (False, 0.9)]
+    # a crowd that holds a box over the first (e.g. the mirrored pass's) keeps it doubted
+    crowd = np.concatenate([boxes, [[10, 0, 50, 40]]])
+    assert reader.label_dice(boxes, sure, colours, np.array([0.3, 0.3, 0.9]), crowd)[0].uncertain
+    unsure = sure.copy()
+    unsure[0, 1:4] = 0.33  # three faces alike: under the tiny reader's threshold (0.5)
+    assert reader.label_dice(boxes, unsure, colours, np.array([0.3, 0.3, 0.9]))[0].uncertain
+    # a classifier that cannot say "no die" vouches for nothing
+    assert tiny.fake_reader().label_dice(boxes, sure[:, :-1], colours, np.array([0.3, 0.3, 0.9]))[0].uncertain
