@@ -33,8 +33,8 @@ import cv2
 import numpy as np
 
 from vision.alternatives import face_alternatives
-from vision.boxes import area, intersection_matrix
 from vision.backends import Model, default_threads, load_model
+from vision.boxes import area, intersection_matrix
 from vision.card_reader import CardReader
 from vision.detections import NOT_AN_INDEX, Detection, Reading
 from vision.manifest import (
@@ -102,14 +102,12 @@ def vouched(
     box_scores = np.asarray(box_scores, np.float32).copy()
     b = np.asarray(boxes, np.float32).reshape(-1, 4)
     others = b if crowd is None else np.asarray(crowd, np.float32).reshape(-1, 4)
-    doubted = (box_scores < sure) & (np.asarray(none) < VOUCH_NONE) & np.asarray(sure_face, bool)
-    for i in np.flatnonzero(doubted):
-        inter = intersection_matrix(b[i : i + 1], others)[0]
-        smaller = np.minimum(area(b[i : i + 1]), area(others))
-        shared = inter / np.maximum(smaller, 1e-6)
-        shared[np.all(np.isclose(others, b[i]), axis=1)] = 0.0  # the box itself
-        if shared.max(initial=0.0) < VOUCH_APART:
-            box_scores[i] = sure
+    doubted = np.flatnonzero((box_scores < sure) & (np.asarray(none) < VOUCH_NONE) & np.asarray(sure_face, bool))
+    if len(doubted):
+        smaller = np.minimum(area(b[doubted])[:, None], area(others)[None, :])
+        shared = intersection_matrix(b[doubted], others) / np.maximum(smaller, 1e-6)
+        shared[np.all(np.isclose(b[doubted][:, None], others[None]), axis=2)] = 0.0  # each box itself
+        box_scores[doubted[shared.max(axis=1, initial=0.0) < VOUCH_APART]] = sure
     return box_scores
 
 
@@ -366,7 +364,7 @@ class DiceReader:
         scores = merged[np.arange(len(merged)), best]
         if none is not None and box_scores is not None:
             box_scores = vouched(boxes, box_scores, none, scores >= self.threshold,
-                                 self.manifest.detector.sure_threshold, boxes if crowd is None else crowd)
+                                 self.manifest.detector.sure_threshold, crowd)
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
         # unsure whatever the face: a box the detector doubts, or (below) a colour read unsurely
