@@ -436,9 +436,9 @@ class DiceReader:
             indices, cards = self.cards.read(image, photo=self.reads_photos)
         found = self.detect(image, (*indices, *cards))
         extra = self.detect_mirrored(image, found, (*indices, *cards))
-        face_p, colour_p = self.classify(image, np.concatenate([found.boxes, extra.boxes]))
-        n = len(found.boxes)
         crowd = np.concatenate([found.boxes, extra.boxes])
+        face_p, colour_p = self.classify(image, crowd)
+        n = len(found.boxes)
         dice = self.label_dice(found.boxes, face_p[:n], colour_p[:n], found.scores, crowd)
         if len(extra.boxes):
             more = [d for d in self.label_dice(extra.boxes, face_p[n:], colour_p[n:], extra.scores, crowd)
