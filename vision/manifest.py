@@ -57,6 +57,11 @@ class DetectorSpec:
     the frame is detected again at half the input size; the boxes of that pass at least a
     third larger still, and sure, are added (:func:`vision.stages.detect_zoomed_out`).
     None: no such pass.
+    ``zoom_out_photo_score``: a photo whose dice look the usual size is detected at half
+    the input size too, and the large boxes of that pass (as above) scoring this much or
+    more are added: a die too large for the detector is often cut into pieces it reads as
+    small dice, which hide it from ``zoom_out_above``'s median. A live frame never is. None:
+    only ``zoom_out_above`` looks zoomed out.
     ``zoom_in_below``: on a photo at least four times the input size on its long side,
     when a tenth or more of the boxes found are under this many input pixels (or none
     was found), the dice are smaller than the detector was trained on although the photo has
@@ -85,6 +90,7 @@ class DetectorSpec:
     zoom_out_above: int | None = None
     zoom_in_below: int | None = None
     mirror: bool = False
+    zoom_out_photo_score: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("zoom_out_above", "zoom_in_below"):
@@ -92,6 +98,13 @@ class DetectorSpec:
             if side is not None and not 0 < side <= self.imgsz:
                 raise ManifestError(f"detector {self.file}: {name} must be a side in input pixels, 1 to "
                                     f"{self.imgsz}, got {side}")
+        if self.zoom_out_photo_score is not None:
+            if not 0.0 <= self.zoom_out_photo_score <= 1.0:
+                raise ManifestError(f"detector {self.file}: zoom_out_photo_score must be a score from 0 to 1, "
+                                    f"got {self.zoom_out_photo_score}")
+            if self.zoom_out_above is None:
+                raise ManifestError(f"detector {self.file}: zoom_out_photo_score needs zoom_out_above, the side "
+                                    "that makes a box large")
         if not isinstance(self.mirror, bool):
             raise ManifestError(f"detector {self.file}: mirror must be true or false, got {self.mirror!r}")
         if self.photo_imgsz is not None and (self.photo_imgsz <= 0 or self.photo_imgsz % self.stride):
@@ -106,7 +119,7 @@ class DetectorSpec:
 
 def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
     out = asdict(spec)
-    for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below"):
+    for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below", "zoom_out_photo_score"):
         if out[optional] is None:
             del out[optional]  # manifests written before these existed stay as they were
     if not out["mirror"]:

@@ -17,8 +17,10 @@ when the detector itself is unsure the box is a die. A classifier with a last fa
 alarms) says when a box holds no die. A reading with a look (photos) leaves out the boxes
 it reads so with probability :data:`NO_DIE_DROP` or more, and the others keep their face
 probabilities as they are (not renormalised), so a box that may be no die reads unsure.
-A live frame's reading ignores that class (its faces renormalised): the settler votes
-over frames, and the table's count of dice in play catches a box that is no die.
+It also leaves out the pieces of a large die and a box that holds a cluster of dice
+(:func:`~vision.stages.pieces_and_clusters`). A live frame's reading ignores that class
+(its faces renormalised): the settler votes over frames, and the table's count of dice
+in play catches a box that is no die.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from vision.stages import (
     detect_at_scale,
     detect_mirrored,
     holds_a_card_index,
+    pieces_and_clusters,
     prepare_detector,
     Look,
     ask_specialist,
@@ -344,7 +347,9 @@ class DiceReader:
         ``box_scores`` are the detector's confidences (None: the boxes are known dice), and
         a die's ``box_score`` is that, raised to the detector's sure threshold when the
         classifier vouches for a doubted box (:func:`vouched`; ``crowd``: every box of the
-        frame, default ``boxes``)."""
+        frame, default ``boxes``). With a look (a photo), boxes read as no die, the pieces
+        of a large die and clusters of dice are left out
+        (:func:`~vision.stages.pieces_and_clusters`)."""
         faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
         none: np.ndarray | None = None
         if self.rejects:
@@ -355,6 +360,10 @@ class DiceReader:
                 face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)
             else:
                 keep = none < NO_DIE_DROP
+                if len(boxes) > 1:
+                    merged_p = face_p if self.vocabulary is None else self.vocabulary.merge_faces(face_p, faces)[1]
+                    sure = np.asarray(merged_p).max(axis=1) >= self.threshold
+                    keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, sure)
                 boxes, face_p, colour_p, none = np.asarray(boxes)[keep], face_p[keep], np.asarray(colour_p)[keep], none[keep]
                 box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         vocab = self.vocabulary

@@ -64,7 +64,8 @@ def at_imgsz(spec: DetectorSpec, imgsz: int) -> DetectorSpec:
     >>> at_imgsz(DetectorSpec(imgsz=416, zoom_out_above=48), 208).zoom_out_above is None
     True
     """
-    return replace(spec, imgsz=imgsz, photo_imgsz=None, zoom_out_above=None, zoom_in_below=None)
+    return replace(spec, imgsz=imgsz, photo_imgsz=None, zoom_out_above=None, zoom_in_below=None,
+                   zoom_out_photo_score=None)
 
 
 def _half(spec: DetectorSpec) -> int:
@@ -72,11 +73,11 @@ def _half(spec: DetectorSpec) -> int:
 
 
 def detect_zoomed_out(
-    model: Model, spec: DetectorSpec, image: np.ndarray, when_empty: bool = False, cards: Sequence[Detection] = (),
+    model: Model, spec: DetectorSpec, image: np.ndarray, photo: bool = False, cards: Sequence[Detection] = (),
 ) -> BoxesFound:
     """:func:`detect_boxes`, and a second pass at half the input size when the dice found
-    are too large for the detector (``spec.zoom_out_above``), or, with ``when_empty``, when
-    none was found at all.
+    are too large for the detector (``spec.zoom_out_above``), or, on a ``photo``, when
+    none was found at all, or whenever ``spec.zoom_out_photo_score`` is set.
 
     The detector was trained on dice up to about 70 px at its input. In a close-up photo
     (dice an eighth of the frame or more) it misses many of them or cuts them up. Halved,
@@ -87,17 +88,26 @@ def detect_zoomed_out(
     (measured in ``models/HISTORY.md``, *Close-up photos*). A second-pass box that holds
     the middle of one of ``cards`` (cards or card indices found in the frame) is left out:
     a die never does, while a fan of pip cards at half size looks like one large die.
-    ``when_empty`` is for photos: a live frame without dice is an empty table, or a card
-    table, where the second pass would only find cards.
+
+    A large die cut into pieces (its pips, a face) can leave the first pass's median at
+    a webcam die's size, so a photo looks again whatever the median when
+    ``zoom_out_photo_score`` is set; a large box is then added only when it scores that
+    much, since the photo gave no other sign of being a close-up. The pieces stay for the
+    reader to leave out once it has read the large die (:func:`pieces_and_clusters`).
+    A live frame without dice is an empty table, or a card table, where the second pass
+    would only find cards, and one with dice of the usual size does not pay for a pass
+    that seldom finds anything.
     """
     first = detect_boxes(model, spec, image)
-    if spec.zoom_out_above is None or (len(first.boxes) == 0 and not when_empty):
+    if spec.zoom_out_above is None or (len(first.boxes) == 0 and not photo):
         return first
     per_px = spec.imgsz / max(image.shape[:2])
-    if len(first.boxes) and float(np.median(_sides(first.boxes))) * per_px < spec.zoom_out_above:
+    large = len(first.boxes) == 0 or float(np.median(_sides(first.boxes))) * per_px >= spec.zoom_out_above
+    if not large and (not photo or spec.zoom_out_photo_score is None):
         return first
     second = detect_boxes(model, at_imgsz(spec, _half(spec)), image)
-    add = (_sides(second.boxes) * per_px >= spec.zoom_out_above * 4 / 3) & (second.scores >= spec.sure_threshold)
+    least = spec.sure_threshold if large else max(spec.sure_threshold, spec.zoom_out_photo_score or 0.0)
+    add = (_sides(second.boxes) * per_px >= spec.zoom_out_above * 4 / 3) & (second.scores >= least)
     return _merged(spec, first, second, add & ~holds_a_card(second.boxes, cards))
 
 
@@ -131,7 +141,7 @@ def detect_at_scale(
     """What a reader's detector finds: :func:`detect_zoomed_out`, which on a ``photo`` also
     looks again when nothing was found, then, on a photo only, :func:`detect_zoomed_in`.
     The dice and card readers both detect this way, each with its own ``spec``."""
-    found = detect_zoomed_out(model, spec, image, when_empty=photo, cards=cards)
+    found = detect_zoomed_out(model, spec, image, photo=photo, cards=cards)
     return detect_zoomed_in(model, spec, image, found) if photo else found
 
 
@@ -217,6 +227,43 @@ def holds_a_card_index(boxes: np.ndarray, cards: Sequence[Detection], smaller: f
     held = (intersection_matrix(boxes, index) >= 0.9 * area(index)[None]) & (
         _sides(index)[None] < smaller * _sides(boxes)[:, None])
     return held[:, sure].any(axis=1) | (held[:, ~sure].sum(axis=1) >= 2)
+
+
+PIECE_HELD = 0.8
+"""The share of a box's area inside a larger one that makes it part of what that box shows."""
+PIECE_SMALLER = 0.6
+"""A box is a piece of another only when its side is under this share of the other's: dice
+side by side are about one size."""
+
+
+def pieces_and_clusters(boxes: np.ndarray, dice: np.ndarray, sure: np.ndarray) -> np.ndarray:
+    """Which ``boxes`` to leave out of a photo's dice, once read: ``dice`` marks the boxes
+    the classifier keeps as dice, ``sure`` those it reads surely.
+
+    A die never holds another die. A box held (``PIECE_HELD`` of its area) by one larger
+    (by ``PIECE_SMALLER``) is either a piece of a large die, which the detector cut up (a
+    face, a pip), or one of a cluster of dice that the detector took for a single large die.
+    A box that holds two or more sure dice is such a cluster, and is left out. Else a box
+    held by a die, and not itself read surely, is a piece of it, and is left out. A sure
+    die in another die is left as it is: one of the two is wrong, and the reader cannot tell
+    which.
+
+    >>> boxes = np.array([[0, 0, 100, 100], [20, 20, 40, 40], [60, 60, 80, 80], [200, 0, 300, 100]], np.float32)
+    >>> dice = np.array([True, True, True, True])
+    >>> pieces_and_clusters(boxes, dice, np.array([True, False, False, True])).tolist()  # a large die, two pieces
+    [False, True, True, False]
+    >>> pieces_and_clusters(boxes, dice, np.array([True, True, True, True])).tolist()  # a cluster of two dice
+    [True, False, False, False]
+    """
+    if len(boxes) < 2:
+        return np.zeros(len(boxes), bool)
+    sides = _sides(boxes)
+    # held[i, j]: box i is inside box j, and smaller
+    held = (intersection_matrix(boxes, boxes) >= PIECE_HELD * area(boxes)[:, None]) & (
+        sides[:, None] < PIECE_SMALLER * sides[None])
+    cluster = (held & (dice & sure)[:, None]).sum(axis=0) >= 2
+    piece = (held & (dice & ~cluster)[None]).any(axis=1) & ~(dice & sure)
+    return cluster | piece
 
 
 def _sides(boxes: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ from vision.stages import (
     detect_zoomed_in,
     detect_zoomed_out,
     holds_a_card_index,
+    pieces_and_clusters,
     second_look,
     view_boxes,
 )
@@ -328,7 +329,7 @@ def test_no_second_pass_without_the_setting_or_without_dice() -> None:
 
 def test_a_photo_of_one_large_die_is_looked_at_again() -> None:
     lone = CloseUpDetector((480, 640), [((200, 20, 400, 220), 0.0, 0.9)])  # 130 px at 416, 65 at 208
-    found = detect_zoomed_out(lone, zoom_spec(), np.zeros((480, 640, 3), np.uint8), when_empty=True)
+    found = detect_zoomed_out(lone, zoom_spec(), np.zeros((480, 640, 3), np.uint8), photo=True)
     assert np.allclose(found.boxes, [[200, 20, 400, 220]], atol=1.5)
 
 
@@ -541,3 +542,36 @@ def test_mirror_is_kept_in_the_manifest_only_when_set_and_must_be_a_yes_or_no() 
     assert ReaderManifest.from_json(mirrored.to_json()).detector.mirror is True
     with pytest.raises(ManifestError, match="mirror must be true or false"):
         DetectorSpec(mirror="yes")  # type: ignore[arg-type]
+
+
+def test_a_photo_looks_zoomed_out_for_a_die_cut_into_pieces() -> None:
+    # The first pass finds only two pips of a 180 px die (30 px each, 20 input px); at half
+    # size the die is 59 px at the input, found at 0.9.
+    dice = [((200, 100, 380, 280), 0.0, 0.9), ((230, 130, 260, 160), 0.6, 0.0), ((320, 220, 350, 250), 0.5, 0.0)]
+    spec = replace(zoom_spec(), zoom_out_photo_score=0.8)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    live = detect_zoomed_out(CloseUpDetector((480, 640), dice), spec, frame)
+    assert len(live.boxes) == 2  # a live frame does not pay for the pass
+    plain = detect_zoomed_out(CloseUpDetector((480, 640), dice), zoom_spec(), frame, photo=True)
+    assert len(plain.boxes) == 2  # without the setting, the median says these are webcam dice
+    found = detect_zoomed_out(CloseUpDetector((480, 640), dice), spec, frame, photo=True)
+    assert np.allclose(sorted(found.boxes[:, 0]), [200, 230, 320], atol=1.5)  # the reader drops the pieces
+    doubted = [((200, 100, 380, 280), 0.0, 0.7), *dice[1:]]  # sure, but under the photo score
+    assert len(detect_zoomed_out(CloseUpDetector((480, 640), doubted), spec, frame, photo=True).boxes) == 2
+
+
+def test_zoom_out_photo_score_is_a_score_and_needs_zoom_out_above() -> None:
+    m = tiny.manifest()
+    assert "zoom_out_photo_score" not in m.to_json()["detector"]
+    scored = replace(m, detector=replace(m.detector, zoom_out_above=48, zoom_out_photo_score=0.8))
+    assert ReaderManifest.from_json(scored.to_json()).detector.zoom_out_photo_score == 0.8
+    with pytest.raises(ManifestError, match="zoom_out_photo_score must be a score"):
+        DetectorSpec(imgsz=416, zoom_out_above=48, zoom_out_photo_score=1.5)
+    with pytest.raises(ManifestError, match="needs zoom_out_above"):
+        DetectorSpec(imgsz=416, zoom_out_photo_score=0.8)
+
+
+def test_pieces_and_clusters_of_boxes_of_one_size_are_none() -> None:
+    boxes = np.array([[0, 0, 40, 40], [20, 0, 60, 40], [100, 0, 140, 40]], np.float32)  # touching, overlapping dice
+    assert not pieces_and_clusters(boxes, np.ones(3, bool), np.array([True, False, True])).any()
+    assert not pieces_and_clusters(boxes[:1], np.ones(1, bool), np.ones(1, bool)).any()
