@@ -358,16 +358,15 @@ class DiceReader:
                 # A live frame: a die left out of some frames and not others would blink and
                 # hold its reveal back, so the frames' votes read every box as a die.
                 face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)
-            else:
-                keep = none < NO_DIE_DROP
-                if len(boxes) > 1:
-                    merged_p = face_p if self.vocabulary is None else self.vocabulary.merge_faces(face_p, faces)[1]
-                    sure = np.asarray(merged_p).max(axis=1) >= self.threshold
-                    keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, sure)
-                boxes, face_p, colour_p, none = np.asarray(boxes)[keep], face_p[keep], np.asarray(colour_p)[keep], none[keep]
-                box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         vocab = self.vocabulary
         reported, merged = (tuple(faces), np.asarray(face_p, np.float32)) if vocab is None else vocab.merge_faces(face_p, faces)
+        if none is not None and self.second_look is not None:
+            keep = none < NO_DIE_DROP
+            if len(boxes) > 1:
+                sure = merged.max(axis=1) >= self.threshold
+                keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, sure)
+            boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
+            box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
         names = [reported[int(f)] for f in best]
         scores = merged[np.arange(len(merged)), best]
