@@ -362,9 +362,7 @@ class DiceReader:
         reported, merged = (tuple(faces), np.asarray(face_p, np.float32)) if vocab is None else vocab.merge_faces(face_p, faces)
         if none is not None and self.second_look is not None:
             keep = none < NO_DIE_DROP
-            if len(boxes) > 1:
-                sure = merged.max(axis=1) >= self.threshold
-                keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, sure)
+            keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
             box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
