@@ -82,6 +82,20 @@ def _jpeg_quality(text: str) -> int:
     return value
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text}: a share of the loss, from 0 to 1")
+    return value
+
+
+def _temperature(text: str) -> float:
+    value = float(text)
+    if not 0.0 < value <= 20.0:
+        raise argparse.ArgumentTypeError(f"{text}: a temperature above 0 and at most 20")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR",
                         help="synthetic training set from `tableref synth` (repeatable)")
@@ -134,6 +148,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cls-init", type=Path, metavar="PT",
                         help="continue a finished classifier run from this checkpoint with a new schedule (or from "
                              "an exported classifier .onnx with its manifest beside it, e.g. models/dice-classifier.onnx)")
+    parser.add_argument("--cls-teacher", type=Path, metavar="ONNX",
+                        help="dice classifier: learn from this exported classifier's readings of each augmented crop "
+                             "as well as from the labels (knowledge distillation; its manifest beside it, e.g. "
+                             "models/dice-second-opinion.onnx; same faces, less 'none', and colours)")
+    parser.add_argument("--cls-distill", type=_share, default=0.5, metavar="S",
+                        help="with --cls-teacher: the share of a die crop's loss taken from the teacher (default 0.5)")
+    parser.add_argument("--cls-distill-temp", type=_temperature, default=2.0, metavar="T",
+                        help="with --cls-teacher: the temperature both readings are softened by (default 2)")
     parser.add_argument("--cls-negatives", type=Path, metavar="DIR",
                         help="mine the detector of this model folder (the card detector with --cards) for false "
                              "alarms on the training images and teach the classifier a face (or rank) class "
@@ -384,7 +406,14 @@ def run_classifier(
                            real_any_angle=args.real_any_angle and target.kind != "card",
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device,
-                           minutes=args.cls_minutes, white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min)
+                           minutes=args.cls_minutes, white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min,
+                           teacher=str(args.cls_teacher) if args.cls_teacher else None, distill=args.cls_distill,
+                           distill_temp=args.cls_distill_temp)
+    if cfg.teacher and (specialist or target.kind == "card"):
+        raise SystemExit("--cls-teacher teaches the dice classifier (or its second opinion), not a specialist or cards")
+    if cfg.teacher and not Path(cfg.teacher).is_file():
+        raise SystemExit(f"--cls-teacher {cfg.teacher}: no such file")
+    teacher_sha256 = sha256_of(Path(cfg.teacher)) if cfg.teacher else None
     mined, mining = mine_negatives(args, items)
     if mining is not None:
         faces = (*faces, NOT_AN_INDEX)
@@ -425,6 +454,7 @@ def run_classifier(
                         f"{cfg.width}, each stride 2), global average pool, dropout 0.2, {heads}",
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
         **({"init_sha256": init_sha256} if init_sha256 else {}),
+        **({"teacher_sha256": teacher_sha256} if teacher_sha256 else {}),
         "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, faces),
                   "train_with_colour": int((train.colours != tc.IGNORE).sum())},
         "export": export,

@@ -58,6 +58,9 @@ class ClassifierConfig:
     minutes: float | None = None  # a time budget: the first epoch's time fixes the epoch count (``epochs`` caps it)
     white_balance: float = 1.0  # augmentation: largest red/blue gain ratio of a wrong white balance (1 = off)
     jpeg_min: int = 40  # augmentation: lowest JPEG quality drawn
+    teacher: str | None = None  # an exported classifier (.onnx, manifest beside it) whose readings are soft targets
+    distill: float = 0.5  # with a teacher: the share of a die crop's loss taken from the teacher's readings
+    distill_temp: float = 2.0  # with a teacher: both networks' logits are divided by this before they are compared
 
     def augmentation(self) -> AugmentConfig:
         """The augmentation of the rendered crops (the real tray's may turn further: see _dataset)."""
@@ -304,6 +307,62 @@ def _unsure_loss(fl, cl, f, c, u, face_loss, colour_loss, colour_weight: float, 
     return loss + colour_weight * col / (known.sum() + u.sum())
 
 
+def load_teacher(path: Path, train: CropSet, faces: Sequence[str], colours: Sequence[str], size: int, seed: int = 0):
+    """The exported classifier at ``path`` as a frozen torch network (eval mode) that computes
+    what the ONNX file does, for :func:`distill_loss`. Its faces must be the first of
+    ``faces`` (the student may have one more, :data:`NOT_AN_INDEX`, that the teacher has no
+    reading for) and its colours ``colours``, in the same order."""
+    ckpt = checkpoint_from_onnx(Path(path), calibration_crops(train, size, seed=seed))
+    t_faces, t_colours = list(ckpt["faces"]), list(ckpt["colours"])
+    if list(faces[: len(t_faces)]) != t_faces or len(faces) - len(t_faces) not in (0, 1) \
+            or (len(faces) > len(t_faces) and faces[-1] != NOT_AN_INDEX):
+        raise ValueError(f"the teacher {path} reads faces {t_faces}, which are not this classifier's {list(faces)} "
+                         f"(with at most {NOT_AN_INDEX!r} more)")
+    if t_colours != list(colours):
+        raise ValueError(f"the teacher {path} reads colours {t_colours}, not this classifier's {list(colours)}")
+    teacher = build_model(len(t_faces), len(t_colours), ckpt["config"]["width"])
+    teacher.load_state_dict(ckpt["model"])
+    for param in teacher.parameters():
+        param.requires_grad_(False)
+    return teacher.eval()
+
+
+def distill_loss(fl, cl, tfl, tcl, f, face_loss, colour_loss, c, colour_weight: float, share: float, temp: float):
+    """The batch loss with a teacher (Hinton et al., 2015): each die crop's hard-label loss counts
+    ``1 - share``, and ``share`` goes to how far the student's face and colour readings at
+    temperature ``temp`` are from the teacher's (KL divergence, times ``temp`` squared so its
+    gradients keep their scale). Crops of a face the teacher does not read (``none``, the
+    detector's false alarms) keep their whole hard-label loss.
+
+    >>> import torch
+    >>> from torch import nn
+    >>> fl, cl = torch.tensor([[2.0, 0.0, -1.0]]), torch.tensor([[0.5, 0.1]])
+    >>> ce, col = nn.CrossEntropyLoss(reduction="none"), nn.CrossEntropyLoss(ignore_index=IGNORE)
+    >>> f, c = torch.tensor([0]), torch.tensor([1])
+    >>> hard = ce(fl, f).mean() + 0.5 * col(cl, c)
+    >>> bool(torch.isclose(distill_loss(fl, cl, fl[:, :2], cl, f, ce, col, c, 0.5, 0.0, 2.0), hard))
+    True
+    >>> float(distill_loss(fl, cl, fl[:, :2], cl, torch.tensor([2]), ce, col, c, 0.5, 1.0, 2.0)) > 0  # "none": hard only
+    True
+    """
+    import torch
+    import torch.nn.functional as F
+
+    n_teacher = tfl.shape[1]
+    die = f < n_teacher
+    weight = torch.where(die, 1.0 - share, 1.0)
+    loss = (face_loss(fl, f) * weight).mean()
+    known = c != IGNORE
+    if known.any():
+        loss = loss + colour_weight * (1.0 - share) * colour_loss(cl, c)
+    if die.any() and share > 0:
+        def kl(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
+            return F.kl_div(F.log_softmax(student / temp, 1), F.softmax(teacher / temp, 1),
+                            reduction="sum") * temp * temp / len(f)
+        loss = loss + share * (kl(fl[die, :n_teacher], tfl[die]) + colour_weight * kl(cl[die], tcl[die]))
+    return loss
+
+
 def extends_faces(before: tuple[list[str], list[str]], after: tuple[list[str], list[str]]) -> bool:
     """Whether ``after`` (colours, faces) is ``before`` with one more face class at the end,
     as when a reader learns :data:`NOT_AN_INDEX` for the detector's false alarms.
@@ -426,6 +485,16 @@ def train_classifier(
     counts = Counter(train.faces.tolist())
     weights = torch.tensor([1.0 / counts[f] for f in train.faces.tolist()], dtype=torch.double)
     face_loss = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+    teacher = None
+    if cfg.teacher:
+        if train.unreadable_mask().any():
+            raise ValueError("a teacher has no reading for unreadable crops: train without --cls-illegible unsure")
+        teacher = load_teacher(Path(cfg.teacher), train, faces, colours, cfg.size, cfg.seed).to(device)
+        if cfg.device == "cpu":
+            teacher = teacher.to(memory_format=torch.channels_last)
+        per_crop = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing, reduction="none")
+        log(f"classifier: taught by {cfg.teacher} ({cfg.distill:g} of each die crop's loss, temperature "
+            f"{cfg.distill_temp:g})")
     real_faces = len(faces) - (faces[-1] == NOT_AN_INDEX)  # an unreadable index is some rank, not "no index"
     colour_loss = nn.CrossEntropyLoss(ignore_index=IGNORE)
     wall = time.time()
@@ -456,7 +525,12 @@ def train_classifier(
             if cfg.device == "cpu":
                 x = x.contiguous(memory_format=torch.channels_last)
             fl, cl = model(x)
-            if u.any():
+            if teacher is not None:
+                with torch.no_grad():
+                    tfl, tcl = teacher(x)
+                loss = distill_loss(fl, cl, tfl, tcl, f, per_crop, colour_loss, c, cfg.colour_weight,
+                                    cfg.distill, cfg.distill_temp)
+            elif u.any():
                 loss = _unsure_loss(fl, cl, f, c, u, face_loss, colour_loss, cfg.colour_weight, real_faces)
             else:
                 loss = face_loss(fl, f)

@@ -195,3 +195,104 @@ def test_a_new_none_class_keeps_every_old_face_reading():
         (f0, c0), (f1, c1) = old(x), new(x)
     assert torch.allclose(f0, f1[:, :-1]) and torch.allclose(c0, c1)
     assert float(new.face.bias.detach()[-1]) == float(old.face.bias.detach().min())
+
+
+def test_a_teacher_is_the_exported_network_frozen(tmp_path):
+    """--cls-teacher: the teacher computes what its ONNX file does and learns nothing."""
+    from vision.augment import context_size
+    from vision.train_classifier import CropSet, load_teacher
+
+    path = exported(tmp_path)
+    rng = np.random.default_rng(5)
+    crops = CropSet(rng.integers(40, 220, (16, context_size(SIZE), context_size(SIZE), 3), dtype=np.uint8),
+                    np.zeros(16, np.int64), np.zeros(16, np.int64))
+    teacher = load_teacher(path, crops, [*FACES, "none"], COLOURS, SIZE)
+    assert not teacher.training and not any(p.requires_grad for p in teacher.parameters())
+    x = rng.random((8, 3, SIZE, SIZE), np.float32)
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"crops": x})
+    with torch.no_grad():
+        face, colour = teacher(torch.from_numpy(x))
+    assert np.abs(face.softmax(1).numpy() - want[0]).max() < 1e-4
+    assert np.abs(colour.softmax(1).numpy() - want[1]).max() < 1e-4
+
+
+@pytest.mark.parametrize("faces, colours, match", [
+    (["1", "2"], COLOURS, "faces"),                    # the student reads fewer faces
+    (["1", "2", "3", "4"], COLOURS, "faces"),          # one more, but not "none"
+    (["2", "1", "3"], COLOURS, "faces"),               # another order
+    (FACES, ["blue", "red"], "colours"),
+])
+def test_a_teacher_of_other_classes_is_refused(tmp_path, faces, colours, match):
+    from vision.augment import context_size
+    from vision.train_classifier import CropSet, load_teacher
+
+    crops = CropSet(np.full((4, context_size(SIZE), context_size(SIZE), 3), 128, np.uint8),
+                    np.zeros(4, np.int64), np.zeros(4, np.int64))
+    with pytest.raises(ValueError, match=match):
+        load_teacher(exported(tmp_path), crops, faces, colours, SIZE)
+
+
+def test_the_teachers_share_pulls_the_student_towards_its_readings():
+    """With the whole loss on the teacher, a student from scratch comes to read as the teacher
+    does; "none" crops, which the teacher cannot read, keep their label's loss."""
+    import torch.nn.functional as F
+    from torch import nn
+
+    from vision.train_classifier import IGNORE, distill_loss
+
+    torch.manual_seed(0)
+    teacher = build_model(len(FACES), len(COLOURS), 2.0).eval()
+    student = build_model(len(FACES) + 1, len(COLOURS))
+    x = torch.rand(32, 3, SIZE, SIZE)
+    f, c = torch.zeros(32, dtype=torch.long), torch.full((32,), IGNORE)
+    with torch.no_grad():
+        tfl, tcl = teacher(x)
+        tfl, tcl = tfl * 4, tcl * 4  # a sure teacher: readings far from even odds
+    per_crop, colour = nn.CrossEntropyLoss(reduction="none"), nn.CrossEntropyLoss(ignore_index=IGNORE)
+
+    def gap() -> float:
+        student.eval()
+        with torch.no_grad():
+            fl = student(x)[0][:, : len(FACES)]
+        student.train()
+        return float(F.kl_div(F.log_softmax(fl, 1), F.softmax(tfl, 1), reduction="batchmean"))
+
+    before = gap()
+    opt = torch.optim.Adam(student.parameters(), lr=3e-3)
+    for _ in range(60):
+        fl, cl = student(x)
+        loss = distill_loss(fl, cl, tfl, tcl, f, per_crop, colour, c, 0.5, 1.0, 2.0)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert gap() < before / 3
+    # a "none" crop (the class after the teacher's faces) is trained on its label alone
+    fl, cl = student(x[:1])
+    none = torch.tensor([len(FACES)])
+    alone = distill_loss(fl, cl, tfl[:1], tcl[:1], none, per_crop, colour, c[:1], 0.5, 1.0, 2.0)
+    assert torch.isclose(alone, per_crop(fl, none).mean())
+
+
+@pytest.mark.slow
+def test_a_classifier_run_with_a_teacher(tmp_path):
+    """train_classifier takes a teacher from its config and says so; cards' unreadable crops
+    have no teacher reading and are refused."""
+    import dataclasses
+
+    from vision.augment import context_size
+    from vision.train_classifier import ClassifierConfig, CropSet, train_classifier
+
+    teacher = exported(tmp_path)
+    rng = np.random.default_rng(6)
+    side = context_size(SIZE)
+    train = CropSet(rng.integers(40, 220, (24, side, side, 3), dtype=np.uint8),
+                    np.arange(24, dtype=np.int64) % 4, np.arange(24, dtype=np.int64) % 2, ["synth"] * 24)
+    val = CropSet(rng.integers(40, 220, (8, SIZE, SIZE, 3), dtype=np.uint8),
+                  np.arange(8, dtype=np.int64) % 4, np.arange(8, dtype=np.int64) % 2, ["synth"] * 8)
+    cfg = ClassifierConfig(size=SIZE, epochs=1, samples_per_epoch=32, batch=16, workers=0, teacher=str(teacher))
+    said: list[str] = []
+    result = train_classifier(train, val, COLOURS, cfg, tmp_path / "run", False, said.append, faces=[*FACES, "none"])
+    assert len(result["history"]) == 1 and any("taught by" in line for line in said)
+    unreadable = dataclasses.replace(train, unreadable=np.arange(24) % 5 == 0)
+    with pytest.raises(ValueError, match="unreadable"):
+        train_classifier(unreadable, val, COLOURS, cfg, tmp_path / "run2", False, said.append, faces=[*FACES, "none"])
