@@ -45,7 +45,10 @@ def test_rebuilt_network_computes_what_the_onnx_file_computes(tmp_path):
     assert (ckpt["faces"], ckpt["colours"], ckpt["config"]) == (FACES, COLOURS, {"size": SIZE, "width": 1.0})
     model = build_model(len(FACES), len(COLOURS))
     model.load_state_dict(ckpt["model"])
-    model.eval()
+    assert_computes_what_the_file_does(model.eval(), path, rng)
+
+
+def assert_computes_what_the_file_does(model, path: Path, rng: np.random.Generator) -> None:
     x = rng.random((8, 3, SIZE, SIZE), np.float32)
     want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"crops": x})
     with torch.no_grad():
@@ -208,12 +211,7 @@ def test_a_teacher_is_the_exported_network_frozen(tmp_path):
                     np.zeros(16, np.int64), np.zeros(16, np.int64))
     teacher = load_teacher(path, crops, [*FACES, "none"], COLOURS, SIZE)
     assert not teacher.training and not any(p.requires_grad for p in teacher.parameters())
-    x = rng.random((8, 3, SIZE, SIZE), np.float32)
-    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"crops": x})
-    with torch.no_grad():
-        face, colour = teacher(torch.from_numpy(x))
-    assert np.abs(face.softmax(1).numpy() - want[0]).max() < 1e-4
-    assert np.abs(colour.softmax(1).numpy() - want[1]).max() < 1e-4
+    assert_computes_what_the_file_does(teacher, path, rng)
 
 
 @pytest.mark.parametrize("faces, colours, match", [
