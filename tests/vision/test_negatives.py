@@ -178,8 +178,8 @@ def test_train_makes_a_card_suit_specialist_that_the_reader_loads(tmp_path):
     """``tableref train --cards --stage specialist``: one tiny epoch on rendered cards, a
     four-suit network recorded beside the card classifier and asked by the card reader."""
     out = train_on_rendered_cards(tmp_path, 4, 5, ("dice-reader.json", "dice-detector.onnx", "dice-classifier.onnx",
-                                                   "dice-specialist.onnx", "card-reader.json", "card-detector.onnx",
-                                                   "card-classifier.onnx"), ["--stage", "specialist"])
+                                                   "dice-specialist.onnx", "dice-second-opinion.onnx", "card-reader.json",
+                                                   "card-detector.onnx", "card-classifier.onnx"), ["--stage", "specialist"])
     from vision.manifest import ReaderManifest
     from vision.reader import load_reader
 
