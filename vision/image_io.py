@@ -44,6 +44,11 @@ def decode_image(data: bytes) -> np.ndarray:
                 rgb = _eight_bit(im).convert("RGB")
     except UnidentifiedImageError:
         raise UnreadableImage("not a recognised image format") from None
+    except ImportError:
+        # Ultralytics (imported by `tableref train` and `bench`) wraps Image.open so that a file
+        # Pillow cannot identify is tried again with a HEIF plugin it installs on the fly; offline,
+        # that raises ModuleNotFoundError instead of Pillow's own error.
+        raise UnreadableImage("not a recognised image format") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise UnreadableImage(f"image too large: {exc}") from None
     except OSError as exc:

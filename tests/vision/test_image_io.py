@@ -34,3 +34,23 @@ def test_a_16_bit_colour_png_reads_as_its_8_bit_colours(tmp_path: Path) -> None:
     bgr = _gradient()
     cv2.imwrite(str(tmp_path / "c.png"), bgr.astype(np.uint16) * 257)
     assert np.abs(read_image(tmp_path / "c.png").astype(int) - bgr).max() <= 1
+
+
+def test_a_file_no_decoder_knows_is_refused_after_ultralytics_wrapped_pillow() -> None:
+    """Importing Ultralytics (``tableref train`` and ``bench`` do) wraps ``PIL.Image.open``: a
+    file Pillow cannot identify is retried with a HEIF plugin, which offline is a
+    ModuleNotFoundError. The reader still says the format is not recognised."""
+    import pytest
+
+    pytest.importorskip("ultralytics")
+    from PIL import Image
+
+    from vision.image_io import UnreadableImage, decode_image
+
+    unwrapped = Image.open
+    try:
+        import ultralytics.utils.patches  # noqa: F401  (wraps Image.open on import)
+        with pytest.raises(UnreadableImage, match="not a recognised image format"):
+            decode_image(b"GIF89a not really")
+    finally:
+        Image.open = unwrapped
