@@ -151,7 +151,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cls-teacher", type=Path, metavar="ONNX",
                         help="dice classifier: learn from this exported classifier's readings of each augmented crop "
                              "as well as from the labels (knowledge distillation; its manifest beside it, e.g. "
-                             "models/dice-second-opinion.onnx; same faces, less 'none', and colours)")
+                             "models/dice-second-opinion.onnx: it must read this classifier's faces, 'none' aside, and colours)")
     parser.add_argument("--cls-distill", type=_share, default=0.5, metavar="S",
                         help="with --cls-teacher: the share of a die crop's loss taken from the teacher (default 0.5)")
     parser.add_argument("--cls-distill-temp", type=_temperature, default=2.0, metavar="T",
