@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 import vision.image_io
 from vision.image_io import read_image
@@ -40,8 +41,6 @@ def test_a_file_no_decoder_knows_is_refused_after_ultralytics_wrapped_pillow() -
     """Importing Ultralytics (``tableref train`` and ``bench`` do) wraps ``PIL.Image.open``: a
     file Pillow cannot identify is retried with a HEIF plugin, which offline is a
     ModuleNotFoundError. The reader still says the format is not recognised."""
-    import pytest
-
     pytest.importorskip("ultralytics")
     from PIL import Image
 

@@ -200,16 +200,24 @@ def test_a_new_none_class_keeps_every_old_face_reading():
     assert float(new.face.bias.detach()[-1]) == float(old.face.bias.detach().min())
 
 
+def crop_set(rng: np.random.Generator, n: int, side: int, faces: int = 1, colours: int = 1):
+    """``n`` random crops of ``side`` px, their face and colour labels cycling through the first
+    ``faces`` and ``colours`` classes."""
+    from vision.train_classifier import CropSet
+
+    labels = np.arange(n, dtype=np.int64)
+    return CropSet(rng.integers(40, 220, (n, side, side, 3), dtype=np.uint8), labels % faces, labels % colours,
+                   ["synth"] * n)
+
+
 def test_a_teacher_is_the_exported_network_frozen(tmp_path):
     """--cls-teacher: the teacher computes what its ONNX file does and learns nothing."""
     from vision.augment import context_size
-    from vision.train_classifier import CropSet, load_teacher
+    from vision.train_classifier import load_teacher
 
     path = exported(tmp_path)
     rng = np.random.default_rng(5)
-    crops = CropSet(rng.integers(40, 220, (16, context_size(SIZE), context_size(SIZE), 3), dtype=np.uint8),
-                    np.zeros(16, np.int64), np.zeros(16, np.int64))
-    teacher = load_teacher(path, crops, [*FACES, "none"], COLOURS, SIZE)
+    teacher = load_teacher(path, crop_set(rng, 16, context_size(SIZE)), [*FACES, "none"], COLOURS, SIZE)
     assert not teacher.training and not any(p.requires_grad for p in teacher.parameters())
     assert_computes_what_the_file_does(teacher, path, rng)
 
@@ -222,10 +230,9 @@ def test_a_teacher_is_the_exported_network_frozen(tmp_path):
 ])
 def test_a_teacher_of_other_classes_is_refused(tmp_path, faces, colours, match):
     from vision.augment import context_size
-    from vision.train_classifier import CropSet, load_teacher
+    from vision.train_classifier import load_teacher
 
-    crops = CropSet(np.full((4, context_size(SIZE), context_size(SIZE), 3), 128, np.uint8),
-                    np.zeros(4, np.int64), np.zeros(4, np.int64))
+    crops = crop_set(np.random.default_rng(0), 4, context_size(SIZE))
     with pytest.raises(ValueError, match=match):
         load_teacher(exported(tmp_path), crops, faces, colours, SIZE)
 
@@ -278,15 +285,11 @@ def test_a_classifier_run_with_a_teacher(tmp_path):
     import dataclasses
 
     from vision.augment import context_size
-    from vision.train_classifier import ClassifierConfig, CropSet, train_classifier
+    from vision.train_classifier import ClassifierConfig, train_classifier
 
     teacher = exported(tmp_path)
     rng = np.random.default_rng(6)
-    side = context_size(SIZE)
-    train = CropSet(rng.integers(40, 220, (24, side, side, 3), dtype=np.uint8),
-                    np.arange(24, dtype=np.int64) % 4, np.arange(24, dtype=np.int64) % 2, ["synth"] * 24)
-    val = CropSet(rng.integers(40, 220, (8, SIZE, SIZE, 3), dtype=np.uint8),
-                  np.arange(8, dtype=np.int64) % 4, np.arange(8, dtype=np.int64) % 2, ["synth"] * 8)
+    train, val = crop_set(rng, 24, context_size(SIZE), 4, 2), crop_set(rng, 8, SIZE, 4, 2)
     cfg = ClassifierConfig(size=SIZE, epochs=1, samples_per_epoch=32, batch=16, workers=0, teacher=str(teacher))
     said: list[str] = []
     result = train_classifier(train, val, COLOURS, cfg, tmp_path / "run", False, said.append, faces=[*FACES, "none"])
