@@ -1,9 +1,11 @@
-"""``tableref read [--json] [--threshold T] [--models DIR] IMAGE...``: read the dice and cards in photos.
+"""``tableref read [--json] [--threshold T] [--models DIR] [--annotate DIR] IMAGE...``: read the dice and cards in photos.
 
 The models are loaded once. With ``--json`` each image prints one JSON line exactly as
 docs/read-json.md specifies; otherwise a short readable summary. An image that cannot be
 read prints an error line (``{"image": ..., "error": ...}`` in JSON mode) and the others
 are still read; the exit status is then 1. A missing or broken model folder exits 2.
+``--annotate DIR`` also writes each photo with what was read drawn on it (uncertain
+objects in the overlay's warning colour, with a ``?``) to ``DIR/<name>.read.jpg``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.detections import DIE_FACES, Reading
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
+from vision.overlay import draw_overlay, encode_jpeg
 from vision.reader import DiceReader, load_reader
 from vision.stages import SECOND_LOOK
 from vision.vocabulary import VocabularyError, game_vocabulary
@@ -38,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--precision", choices=PRECISIONS, default="auto",
                         help="OpenVINO inference precision (auto: bf16 where the CPU has it)")
     parser.add_argument("--threads", type=int, default=None, help="inference threads (default: up to 4)")
+    parser.add_argument("--annotate", type=Path, default=None, metavar="DIR",
+                        help="also write each photo with its reading drawn on it to DIR/<name>.read.jpg")
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -104,8 +109,40 @@ def _utf8(stream: TextIO) -> None:
         reconfigure(encoding="utf-8")
 
 
-def read_all(reader: DiceReader, images: list[str], as_json: bool, out: TextIO, err: TextIO) -> int:
+def banner(reading: Reading) -> str:
+    """The annotated photo's one-line ASCII headline: how many objects, how many uncertain.
+
+    >>> from vision.detections import Detection
+    >>> banner(Reading((Detection("die", "5", "red", (0, 0, 9, 9), 0.5, uncertain=True),), 640, 480, 3.0))
+    '1 die (1 uncertain)'
+    """
+    parts = []
+    for kind, objs in (("die", reading.dice()), ("card", reading.cards())):
+        if objs or kind == "die":
+            unsure = sum(o.uncertain for o in objs)
+            noun = kind if len(objs) == 1 else ("dice" if kind == "die" else "cards")
+            parts.append(f"{len(objs)} {noun}" + (f" ({unsure} uncertain)" if unsure else ""))
+    return ", ".join(parts)
+
+
+def annotated_path(folder: Path, image: str, taken: set[Path]) -> Path:
+    """``folder/<stem>.read.jpg`` for ``image``, numbered (``<stem>-2.read.jpg``...) when another
+    photo of this run, from another folder, has that name already; the path is added to ``taken``."""
+    stem = Path(image).stem or "image"
+    path, k = folder / f"{stem}.read.jpg", 1
+    while path in taken:
+        k += 1
+        path = folder / f"{stem}-{k}.read.jpg"
+    taken.add(path)
+    return path
+
+
+def read_all(
+    reader: DiceReader, images: list[str], as_json: bool, out: TextIO, err: TextIO, annotate: Path | None = None
+) -> int:
+    """Read each of ``images``; 1 when any could not be read (or its annotated copy not written), else 0."""
     status = 0
+    taken: set[Path] = set()
     for name in images:
         try:
             image = read_image(name)
@@ -121,6 +158,16 @@ def read_all(reader: DiceReader, images: list[str], as_json: bool, out: TextIO, 
             print(json.dumps(reading.to_json(image=name), ensure_ascii=False), file=out, flush=True)
         else:
             print(summary(name, reading), file=out, flush=True)
+        if annotate is not None:
+            path = annotated_path(annotate, name, taken)
+            try:
+                path.write_bytes(encode_jpeg(draw_overlay(image, reading, banner=banner(reading)), quality=90))
+            except (OSError, ValueError) as exc:
+                status = 1
+                print(f"{name}: error: cannot write the annotated photo {path}: {exc}", file=err, flush=True)
+            else:
+                if not as_json:  # stdout stays the JSON Lines of docs/read-json.md
+                    print(f"  annotated: {path}", file=out, flush=True)
     return status
 
 
@@ -135,4 +182,10 @@ def run(args: argparse.Namespace) -> int:
     reader = with_dice_options(reader, args, "read")
     if reader is None:
         return 2
-    return read_all(reader, list(args.images), args.json, sys.stdout, sys.stderr)
+    if args.annotate is not None:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"tableref read: --annotate {args.annotate}: cannot make the folder: {exc}", file=sys.stderr)
+            return 2
+    return read_all(reader, list(args.images), args.json, sys.stdout, sys.stderr, args.annotate)

@@ -8,11 +8,13 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from tests.vision import tiny_reader as tiny
 from vision.detections import DIE_FACES
-from vision.read_cmd import add_arguments, read_all, summary, with_dice_options
+from vision.overlay import DEFAULT_STYLE
+from vision.read_cmd import add_arguments, annotated_path, banner, read_all, summary, with_dice_options
 from vision.stages import SECOND_LOOK
 from web.cli import main
 
@@ -142,3 +144,70 @@ def test_photos_get_the_second_look_unless_asked_not_to():
     off = with_dice_options(tiny.fake_reader(), parser.parse_args(["--no-second-look", "a.jpg"]), "read")
     assert on is not None and on.second_look == SECOND_LOOK
     assert off is not None and off.second_look is None
+
+
+def test_annotate_writes_each_photo_with_its_reading_drawn_on_it(photos, tmp_path):
+    out, err, folder = io.StringIO(), io.StringIO(), tmp_path / "read"
+    folder.mkdir()
+    names = [str(photos["good_jpg"]), str(photos["truncated"]), str(photos["good_png"])]
+    status = read_all(tiny.fake_reader(), names, True, out, err, folder)
+    assert status == 1  # the truncated photo; the other two are read and drawn
+    assert [json.loads(line)["image"] for line in out.getvalue().splitlines()] == names  # stdout: JSON Lines only
+    drawn = cv2.imread(str(folder / "table.read.jpg"))
+    second = folder / "table-2.read.jpg"  # table.png: another photo of this run has the name table
+    assert sorted(p.name for p in folder.iterdir()) == ["table-2.read.jpg", "table.read.jpg"]
+    assert cv2.imread(str(second)).shape == drawn.shape == tiny.scene().shape
+    # each die gets a box (its bottom edge clear of the label): green when sure, the warning colour when not
+    for (x1, y1, x2, y2), _, _ in (tiny.DICE[0], tiny.DICE[2]):
+        edge = drawn[y2 - 2 : y2 + 1, (x1 + x2) // 2].astype(int)
+        colour = DEFAULT_STYLE.box if tiny.DICE[0][0] == (x1, y1, x2, y2) else DEFAULT_STYLE.uncertain
+        assert (abs(edge - np.array(colour)).sum(axis=1) < 60).any(), (edge, colour)
+    assert not np.array_equal(drawn[:40, :200], tiny.scene()[:40, :200])  # the banner
+
+
+def test_annotate_in_plain_mode_says_where_and_a_write_failure_is_that_file_s_error(photos, tmp_path):
+    out, err, folder = io.StringIO(), io.StringIO(), tmp_path / "read"
+    folder.mkdir()
+    assert read_all(tiny.fake_reader(), [str(photos["good_png"])], False, out, err, folder) == 0
+    assert f"  annotated: {folder / 'table.read.jpg'}" in out.getvalue()
+    (folder / "table.read.jpg").unlink()
+    (folder / "table.read.jpg").mkdir()  # a folder where the file should go
+    out, err = io.StringIO(), io.StringIO()
+    status = read_all(tiny.fake_reader(), [str(photos["good_png"]), str(photos["good_jpg"])], True, out, err, folder)
+    assert status == 1 and len(out.getvalue().splitlines()) == 2  # both still read
+    assert "cannot write the annotated photo" in err.getvalue()
+    assert (folder / "table-2.read.jpg").is_file()
+
+
+def test_read_cmd_doctests():
+    import doctest
+
+    import vision.read_cmd
+
+    assert doctest.testmod(vision.read_cmd).failed == 0
+
+
+def test_annotated_names_and_banner():
+    taken: set[Path] = set()
+    folder = Path("out")
+    assert annotated_path(folder, "a/x.jpg", taken) == folder / "x.read.jpg"
+    assert annotated_path(folder, "b/x.png", taken) == folder / "x-2.read.jpg"
+    assert annotated_path(folder, "c/x.jpg", taken) == folder / "x-3.read.jpg"
+    from vision.detections import Detection, Reading
+
+    die = Detection("die", "5", "red", (0, 0, 9, 9), 0.95)
+    card = Detection("card", "QH", None, (0, 0, 9, 9), 0.5, uncertain=True)
+    assert banner(Reading(width=9, height=9)) == "0 dice"
+    assert banner(Reading((die, die), 9, 9)) == "2 dice"
+    assert banner(Reading((die, card), 9, 9)) == "1 die, 1 card (1 uncertain)"
+
+
+def test_cli_annotate_folder_that_cannot_be_made_exits_2(photos, tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["read", "--models", str(models), "--annotate", str(blocker / "sub"), str(photos["good_png"])]) == 2
+    assert "--annotate" in capsys.readouterr().err
+    assert main(["read", "--models", str(models), "--annotate", str(tmp_path / "new" / "dir"), str(photos["good_png"])]) == 0
+    assert (tmp_path / "new" / "dir" / "table.read.jpg").is_file()
