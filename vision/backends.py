@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Protocol
@@ -47,6 +48,29 @@ def default_threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+_CORE: object | None = None
+_CORE_LOCK = threading.Lock()
+
+
+def openvino_core():
+    """The process's one OpenVINO ``Core``, made on first use and never released.
+
+    OpenVINO's CPU plugin points the signal stack (``sigaltstack``) of the thread that loads it
+    at memory of its own, and frees that memory when the ``Core`` that loaded it goes.
+    CPython runs its signal handlers on the signal stack, so once a reader had been dropped,
+    the next signal with a Python handler (Ctrl-C, SIGTERM, torch's SIGCHLD watch over data
+    loading workers) killed the process with a segmentation fault. One ``Core`` that lives as
+    long as the process, as OpenVINO itself recommends, loads the plugin once and keeps it.
+    """
+    global _CORE
+    with _CORE_LOCK:
+        if _CORE is None:
+            import openvino as ov
+
+            _CORE = ov.Core()
+        return _CORE
+
+
 class OpenVinoModel:
     """OpenVINO CPU model.
 
@@ -64,7 +88,7 @@ class OpenVinoModel:
         import openvino as ov
 
         self.version = str(ov.get_version())
-        self._core = ov.Core()
+        self._core = openvino_core()
         self._model = self._core.read_model(str(path))
         self._config: dict[str, object] = {
             "INFERENCE_NUM_THREADS": int(threads),
