@@ -3,6 +3,7 @@
 DATASET is a synthetic set (``annotations.jsonl``) or a YOLO set (``images/`` +
 ``labels/``, class 0..5 = faces 1..6), e.g. the real dice tray with ``--split test``.
 Prints a readable report and writes ``metrics.json`` and ``confusion.png`` to ``--out``.
+``--mistakes DIR`` also draws each photo whose dice are not read exactly (:mod:`vision.mistakes`).
 A set with playing cards (``tableref synth --cards`` or ``--mixed``) is also scored for
 cards when the card model is loaded: corner-index detection, rank and suit accuracy, the
 look-alike rank pairs, and ``card-rank-confusion.png`` / ``card-suit-confusion.png``.
@@ -31,6 +32,7 @@ from vision.image_io import UnreadableImage, read_image
 from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
 from vision.dice_conditions import dataset_conditions
 from vision.manifest import QUARTER_TURNS, ManifestError
+from vision.mistakes import dice_errors, write_mistakes
 from vision.read_cmd import add_dice_options, with_dice_options
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, SureMistake, score
@@ -56,6 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_dice_options(parser)
     parser.add_argument("--camera", choices=CAMERA_NAMES, default=None,
                         help="score the photos as another camera would take them (see vision/camera_shifts.py)")
+    parser.add_argument("--mistakes", type=Path, default=None, metavar="DIR",
+                        help="also draw each photo whose dice are not read exactly (missed, misread or extra) into DIR")
     parser.add_argument("--gt-boxes", action="store_true",
                         help="skip the detector: classify the ground-truth boxes (scores the classifier alone)")
 
@@ -234,10 +238,17 @@ def run(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name
     out.mkdir(parents=True, exist_ok=True)
 
+    if args.mistakes is not None:
+        try:
+            args.mistakes.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"tableref eval: --mistakes {args.mistakes}: cannot make the folder: {exc}", file=sys.stderr)
+            return 2
     camera = None if args.camera is None else CameraShift(args.camera)
     pairs, card_items, times, failures, scored = predict(reader, items, args.gt_boxes, camera)
     for f in failures:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
+    drawn = 0 if args.mistakes is None else draw_each_mistake(args.mistakes, args.dataset, scored, pairs, args.iou, camera)
     root = args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
     metrics = score(pairs, args.iou, conditions=dataset_conditions(root, scored))
     names = [image_name(args.dataset, item.path) for item in scored]
@@ -288,4 +299,22 @@ def run(args: argparse.Namespace) -> int:
     if times and not dice_report:
         print(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms (dice and cards)")
     print("wrote " + ", ".join(str(p) for p in written))
+    if args.mistakes is not None:
+        print(f"drew {drawn} photo{'' if drawn == 1 else 's'} whose dice were not read exactly into {args.mistakes}")
     return 1 if failures else 0
+
+
+def draw_each_mistake(
+    folder: Path, root: Path, scored: Sequence[LabelledImage], pairs: Pairs, iou: float, camera: CameraShift | None
+) -> int:
+    """Draw every scored photo whose dice are not read exactly into ``folder`` (the photo as
+    read: changed by ``camera`` when one is given); return how many were drawn."""
+    drawn = 0
+    for item, (truth, reading) in zip(scored, pairs):
+        errors = dice_errors(truth, reading, iou)
+        if errors.exact:
+            continue
+        image = read_image(item.path)
+        write_mistakes(folder, image_name(root, item.path), camera.apply(image) if camera else image, reading, errors)
+        drawn += 1
+    return drawn

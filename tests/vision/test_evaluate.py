@@ -282,3 +282,22 @@ def test_the_faces_an_unsure_die_may_show_are_checked_against_the_truth() -> Non
     m = score([(gt, pred)])
     assert m.alternatives == (2, 1, 5)
     assert m.to_json()["uncertain"]["faces_listed_mean"] == 2.5 and m.to_json()["uncertain"]["truth_listed"] == 1
+
+
+def test_eval_cli_draws_only_the_photos_not_read_exactly(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    models = tiny.build_onnx(tmp_path / "models")
+    data = write_tiny_set(tmp_path / "set")
+    ann = data / "annotations.jsonl"
+    first, second = ann.read_text(encoding="utf-8").splitlines()
+    ann.write_text(first + "\n" + second.replace('"face": "ス"', '"face": "2"') + "\n", encoding="utf-8")  # the tie's read face
+    out = tmp_path / "mistakes"
+    assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "eval"), "--mistakes", str(out)]) == 0
+    assert "scenes     exact 50.0%" in (text := capsys.readouterr().out)
+    assert f"drew 1 photo whose dice were not read exactly into {out}" in text
+    assert [p.name for p in out.iterdir()] == ["images_000000.jpg"]
+    assert cv2.imread(str(out / "images_000000.jpg")).shape == (480, 640, 3)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "e2"), "--mistakes", str(blocker / "sub")]) == 2
+    assert "--mistakes" in capsys.readouterr().err
