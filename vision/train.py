@@ -530,9 +530,9 @@ def run_average(args, manifest: ReaderManifest) -> tuple[ClassifierSpec, dict[st
         record = tc.average_checkpoints(args.average, run_dir / "best.pt")
     except ValueError as exc:
         raise SystemExit(f"tableref train: {exc}") from None
-    if tuple(record["faces"]) != tuple(target.faces):
+    if tuple(record["faces"]) not in (tuple(target.faces), (*target.faces, NOT_AN_INDEX)):  # "none": --cls-negatives runs
         raise SystemExit(f"tableref train: the checkpoints read {record['faces']}, not the {target.kind} "
-                         f"classifier's classes {list(target.faces)}")
+                         f"classifier's classes {list(target.faces)} (and perhaps {NOT_AN_INDEX!r})")
     first = record["averaged_from"][0]
     size = args.crop or first["config"]["size"]
     args.out.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ import pytest
 from vision.augment import CONTEXT, AugmentConfig, augment, center_view, context_crop, context_size
 from vision.crops import square_crop
 from vision.datasets import LabelledImage
-from vision.detections import DIE_FACES, Detection
+from vision.detections import DIE_FACES, NOT_AN_INDEX, Detection
 from vision.train_classifier import IGNORE, collect_crops, face_counts
 from vision.train_detector import is_val, write_dataset_view
 
@@ -554,15 +554,15 @@ def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
     from vision.train import add_arguments, run
     from vision.train_classifier import build_model
 
-    def checkpoint(name: str, seed: int, width: float = 1.0, size: int = 48) -> Path:
+    def checkpoint(name: str, seed: int, width: float = 1.0, size: int = 48, faces: tuple[str, ...] = DIE_FACES) -> Path:
         torch.manual_seed(seed)
-        net = build_model(len(DIE_FACES), 2, width)
+        net = build_model(len(faces), 2, width)
         for m in net.modules():  # BatchNorm statistics as a trained run has them, not the defaults
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.running_mean.uniform_(-1, 1)
                 m.running_var.uniform_(0.5, 2)
         path = tmp_path / name
-        torch.save({"model": net.state_dict(), "faces": list(DIE_FACES), "colours": ["blue", "red"], "epoch": 3,
+        torch.save({"model": net.state_dict(), "faces": list(faces), "colours": ["blue", "red"], "epoch": 3,
                     "best": 0.5, "config": {"size": size, "expand": 1.25, "width": width}}, path)
         return path
 
@@ -600,6 +600,19 @@ def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
     with pytest.raises(SystemExit, match="two or more"):
         run(args)
     assert ReaderManifest.load(models / "dice-reader.json").classifier == m.classifier  # untouched by the refusals
+
+    # runs trained with --cls-negatives read a last class, "none" (no die), and average as well
+    with_none = (*DIE_FACES, NOT_AN_INDEX)
+    n1, n2 = checkpoint("n1.pt", 4, faces=with_none), checkpoint("n2.pt", 5, faces=with_none)
+    args = parser.parse_args(["--stage", "classifier", "--average", str(n1), "--average", str(n2),
+                              "--out", str(models), "--runs", str(tmp_path / "runs")])
+    assert run(args) == 0
+    assert ReaderManifest.load(models / "dice-reader.json").classifier.faces == with_none
+    p1, p2 = checkpoint("p1.pt", 6, faces=DIE_FACES[:6]), checkpoint("p2.pt", 7, faces=DIE_FACES[:6])
+    args = parser.parse_args(["--stage", "classifier", "--average", str(p1), "--average", str(p2),
+                              "--out", str(models), "--runs", str(tmp_path / "runs")])
+    with pytest.raises(SystemExit, match="not the die classifier's classes"):
+        run(args)
 
 
 def test_detector_trains_in_float32_so_no_mixed_precision_check_goes_online(tmp_path, monkeypatch):
