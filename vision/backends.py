@@ -15,9 +15,12 @@ import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import openvino
 
 BACKENDS = ("openvino", "onnxruntime")
 
@@ -48,11 +51,11 @@ def default_threads() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-_CORE: object | None = None
+_CORE: openvino.Core | None = None
 _CORE_LOCK = threading.Lock()
 
 
-def openvino_core():
+def openvino_core() -> openvino.Core:
     """The process's one OpenVINO ``Core``, made on first use and never released.
 
     OpenVINO's CPU plugin points the signal stack (``sigaltstack``) of the thread that loads it

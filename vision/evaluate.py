@@ -33,7 +33,7 @@ from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
 from vision.dice_conditions import dataset_conditions
 from vision.manifest import QUARTER_TURNS, ManifestError
 from vision.mistakes import dice_errors, write_mistakes
-from vision.read_cmd import add_dice_options, with_dice_options
+from vision.read_cmd import add_dice_options, made_folder, with_dice_options
 from vision.reader import DiceReader, load_reader
 from vision.scoring import Metrics, SureMistake, score
 
@@ -238,17 +238,12 @@ def run(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name
     out.mkdir(parents=True, exist_ok=True)
 
-    if args.mistakes is not None:
-        try:
-            args.mistakes.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            print(f"tableref eval: --mistakes {args.mistakes}: cannot make the folder: {exc}", file=sys.stderr)
-            return 2
+    if args.mistakes is not None and not made_folder(args.mistakes, "eval", "--mistakes"):
+        return 2
     camera = None if args.camera is None else CameraShift(args.camera)
     pairs, card_items, times, failures, scored = predict(reader, items, args.gt_boxes, camera)
     for f in failures:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
-    drawn = 0 if args.mistakes is None else draw_each_mistake(args.mistakes, args.dataset, scored, pairs, args.iou, camera)
     root = args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
     metrics = score(pairs, args.iou, conditions=dataset_conditions(root, scored))
     names = [image_name(args.dataset, item.path) for item in scored]
@@ -299,22 +294,30 @@ def run(args: argparse.Namespace) -> int:
     if times and not dice_report:
         print(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms (dice and cards)")
     print("wrote " + ", ".join(str(p) for p in written))
-    if args.mistakes is not None:
+    not_drawn = 0
+    if args.mistakes is not None:  # after metrics.json: a picture that cannot be written loses no score
+        drawn, not_drawn = draw_each_mistake(args.mistakes, args.dataset, scored, pairs, args.iou, camera)
         print(f"drew {drawn} photo{'' if drawn == 1 else 's'} whose dice were not read exactly into {args.mistakes}")
-    return 1 if failures else 0
+    return 1 if failures or not_drawn else 0
 
 
 def draw_each_mistake(
     folder: Path, root: Path, scored: Sequence[LabelledImage], pairs: Pairs, iou: float, camera: CameraShift | None
-) -> int:
+) -> tuple[int, int]:
     """Draw every scored photo whose dice are not read exactly into ``folder`` (the photo as
-    read: changed by ``camera`` when one is given); return how many were drawn."""
-    drawn = 0
+    read: changed by ``camera`` when one is given); return how many were drawn and how many
+    could not be (each reported on stderr)."""
+    drawn = failed = 0
     for item, (truth, reading) in zip(scored, pairs):
         errors = dice_errors(truth, reading, iou)
         if errors.exact:
             continue
-        image = read_image(item.path)
-        write_mistakes(folder, image_name(root, item.path), camera.apply(image) if camera else image, reading, errors)
+        try:
+            image = read_image(item.path)
+            write_mistakes(folder, image_name(root, item.path), camera.apply(image) if camera else image, reading, errors)
+        except (UnreadableImage, OSError) as exc:
+            failed += 1
+            print(f"tableref eval: --mistakes: cannot draw {item.path}: {exc}", file=sys.stderr)
+            continue
         drawn += 1
-    return drawn
+    return drawn, failed

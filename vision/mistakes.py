@@ -31,6 +31,10 @@ MISSED_STYLE = OverlayStyle(box=(40, 40, 235), scores=False, colours=False, thic
 """A missed die's true box: red, labelled with its true face."""
 
 
+def _ascii(face: str) -> str:
+    return face_text(face, cjk=False)
+
+
 @dataclass(frozen=True)
 class DiceErrors:
     """One photo's dice mistakes: labelled dice missed, dice read with another face, readings of no labelled die."""
@@ -45,13 +49,12 @@ class DiceErrors:
 
     def headline(self, show: int = 3) -> str:
         """One ASCII line (katakana as their romaji names): what was missed, misread and read extra."""
-        name = lambda face: face_text(face, cjk=False)  # noqa: E731
         parts = []
         if self.missed:
-            parts.append(f"missed {len(self.missed)} ({', '.join(name(d.face) for d in self.missed[:show])}"
+            parts.append(f"missed {len(self.missed)} ({', '.join(_ascii(d.face) for d in self.missed[:show])}"
                          + (", ..." if len(self.missed) > show else "") + ")")
         if self.wrong:
-            said = [f"{name(t.face)} read {name(r.face)} {'unsure' if r.uncertain else 'sure'}" for t, r in self.wrong[:show]]
+            said = [f"{_ascii(t.face)} read {_ascii(r.face)} {'unsure' if r.uncertain else 'sure'}" for t, r in self.wrong[:show]]
             parts.append(f"wrong {len(self.wrong)}: " + ", ".join(said) + (", ..." if len(self.wrong) > show else ""))
         if self.extra:
             sure = sum(not d.uncertain for d in self.extra)

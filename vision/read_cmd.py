@@ -77,6 +77,17 @@ def with_dice_options(reader: DiceReader, args: argparse.Namespace, command: str
         return None
 
 
+def made_folder(folder: Path, command: str, option: str) -> bool:
+    """Make ``folder`` (and its parents) for ``tableref COMMAND``'s ``option``; False, the reason
+    printed, when it cannot be made."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"tableref {command}: {option} {folder}: cannot make the folder: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def summary(name: str, reading: Reading) -> str:
     """Readable block for one image: face counts first, then one line per die."""
     dice = reading.dice()
@@ -182,10 +193,6 @@ def run(args: argparse.Namespace) -> int:
     reader = with_dice_options(reader, args, "read")
     if reader is None:
         return 2
-    if args.annotate is not None:
-        try:
-            args.annotate.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            print(f"tableref read: --annotate {args.annotate}: cannot make the folder: {exc}", file=sys.stderr)
-            return 2
+    if args.annotate is not None and not made_folder(args.annotate, "read", "--annotate"):
+        return 2
     return read_all(reader, list(args.images), args.json, sys.stdout, sys.stderr, args.annotate)

@@ -176,6 +176,17 @@ def write_tiny_set(root: Path) -> Path:
     return root
 
 
+def relabel(root: Path, first: tuple[str, str] | None = None, second: tuple[str, str] | None = None) -> Path:
+    """The tiny set with one die's face in the first and/or second frame's labels changed (old, new)."""
+    ann = root / "annotations.jsonl"
+    lines = ann.read_text(encoding="utf-8").splitlines()
+    for k, change in enumerate((first, second)):
+        if change:
+            lines[k] = lines[k].replace(f'"face": "{change[0]}"', f'"face": "{change[1]}"')
+    ann.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
 def test_eval_cli_end_to_end(tmp_path, capsys):
     pytest.importorskip("onnx")
     models = tiny.build_onnx(tmp_path / "models")
@@ -202,10 +213,7 @@ def test_eval_cli_end_to_end(tmp_path, capsys):
 def test_eval_cli_names_the_image_of_each_wrong_sure_reading(tmp_path, capsys):
     pytest.importorskip("onnx")
     models = tiny.build_onnx(tmp_path / "models")
-    data = write_tiny_set(tmp_path / "set")
-    ann = data / "annotations.jsonl"
-    first, second = ann.read_text(encoding="utf-8").splitlines()
-    ann.write_text(first.replace('"face": "2"', '"face": "3"') + "\n" + second + "\n", encoding="utf-8")  # mislabel one die
+    data = relabel(write_tiny_set(tmp_path / "set"), first=("2", "3"))  # mislabel one die
     assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "eval")]) == 0
     assert "sure wrong 1: images/000000.png 3 read 2 (" in capsys.readouterr().out
     (mistake,) = json.loads((tmp_path / "eval" / "metrics.json").read_text(encoding="utf-8"))["sure_mistakes"]
@@ -287,10 +295,7 @@ def test_the_faces_an_unsure_die_may_show_are_checked_against_the_truth() -> Non
 def test_eval_cli_draws_only_the_photos_not_read_exactly(tmp_path, capsys):
     pytest.importorskip("onnx")
     models = tiny.build_onnx(tmp_path / "models")
-    data = write_tiny_set(tmp_path / "set")
-    ann = data / "annotations.jsonl"
-    first, second = ann.read_text(encoding="utf-8").splitlines()
-    ann.write_text(first + "\n" + second.replace('"face": "ス"', '"face": "2"') + "\n", encoding="utf-8")  # the tie's read face
+    data = relabel(write_tiny_set(tmp_path / "set"), second=("ス", "2"))  # the tie's read face: that frame is exact
     out = tmp_path / "mistakes"
     assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "eval"), "--mistakes", str(out)]) == 0
     assert "scenes     exact 50.0%" in (text := capsys.readouterr().out)
@@ -301,3 +306,9 @@ def test_eval_cli_draws_only_the_photos_not_read_exactly(tmp_path, capsys):
     blocker.write_text("x")
     assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "e2"), "--mistakes", str(blocker / "sub")]) == 2
     assert "--mistakes" in capsys.readouterr().err
+    # a picture that cannot be written is reported and the exit status is 1, but the scores are written
+    (out / "images_000000.jpg").unlink()
+    (out / "images_000000.jpg").mkdir()
+    assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "e3"), "--mistakes", str(out)]) == 1
+    assert "cannot draw" in capsys.readouterr().err
+    assert (tmp_path / "e3" / "metrics.json").is_file()
