@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
-from vision.detections import DIE_FACES, Reading
+from vision.detections import DIE_FACES, Detection, Reading
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.overlay import draw_overlay, encode_jpeg
@@ -127,13 +127,12 @@ def banner(reading: Reading) -> str:
     >>> banner(Reading((Detection("die", "5", "red", (0, 0, 9, 9), 0.5, uncertain=True),), 640, 480, 3.0))
     '1 die (1 uncertain)'
     """
-    parts = []
-    for kind, objs in (("die", reading.dice()), ("card", reading.cards())):
-        if objs or kind == "die":
-            unsure = sum(o.uncertain for o in objs)
-            noun = kind if len(objs) == 1 else ("dice" if kind == "die" else "cards")
-            parts.append(f"{len(objs)} {noun}" + (f" ({unsure} uncertain)" if unsure else ""))
-    return ", ".join(parts)
+    def counted(objs: tuple[Detection, ...], one: str, many: str) -> str:
+        unsure = sum(o.uncertain for o in objs)
+        return f"{len(objs)} {one if len(objs) == 1 else many}" + (f" ({unsure} uncertain)" if unsure else "")
+
+    cards = reading.cards()
+    return counted(reading.dice(), "die", "dice") + (f", {counted(cards, 'card', 'cards')}" if cards else "")
 
 
 def annotated_path(folder: Path, image: str, taken: set[Path]) -> Path:
