@@ -74,6 +74,8 @@ class CardReader:
                 f"card classifier classes {list(cls.faces)} / {list(cls.colours)} are not the ranks {list(CARD_RANKS)} "
                 f"(and optionally {NOT_AN_INDEX!r}) and suits {list(CARD_SUITS)}"
             )
+        if manifest.detector.vouch_floor is not None:
+            raise ManifestError("the card detector has no vouch_floor: no classifier vouches for a faint card index")
         if len(specialists) != len(manifest.specialists):
             raise ManifestError("one specialist model goes with each of the card manifest's specialist entries")
         for spec in manifest.specialists:

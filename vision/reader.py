@@ -207,7 +207,8 @@ class DiceReader:
             "threshold": self.threshold,
             "second_look_band": None if self.second_look is None else list(self.second_look.band),
             "second_look_views": 0 if self.second_look is None else len(self.second_look.views),
-            "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
+            "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold,
+                                    "vouch_floor": det.vouch_floor},
             "trained": self.manifest.training.get("created"),
             "cards": None if self.cards is None else self.cards.info,
             "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
@@ -350,27 +351,27 @@ class DiceReader:
         frame, default ``boxes``). With a look (a photo), boxes read as no die, the pieces
         of a large die and clusters of dice are left out
         (:func:`~vision.stages.pieces_and_clusters`)."""
-        faces, colours = self.manifest.classifier.faces, self.manifest.classifier.colours
-        none: np.ndarray | None = None
-        if self.rejects:
-            none, face_p, faces = np.asarray(face_p)[:, -1], np.asarray(face_p)[:, :-1], faces[:-1]
-            if self.second_look is None:
-                # A live frame: a die left out of some frames and not others would blink and
-                # hold its reveal back, so the frames' votes read every box as a die.
-                face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)
-        vocab = self.vocabulary
-        reported, merged = (tuple(faces), np.asarray(face_p, np.float32)) if vocab is None else vocab.merge_faces(face_p, faces)
+        colours, vocab = self.manifest.classifier.colours, self.vocabulary
+        none, reported, merged = self._faces(face_p)
         if none is not None and self.second_look is not None:
             keep = none < NO_DIE_DROP
             keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
             box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
+        raw_scores = None if box_scores is None else np.asarray(box_scores, np.float32)
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
         names = [reported[int(f)] for f in best]
         scores = merged[np.arange(len(merged)), best]
         if none is not None and box_scores is not None:
             box_scores = vouched(boxes, box_scores, none, scores >= self.threshold,
                                  self.manifest.detector.sure_threshold, crowd)
+        if raw_scores is not None and box_scores is not None:
+            # a box under the detector's floor is a die only on the classifier's word
+            keep = ~self._faint(raw_scores) | (np.asarray(box_scores) >= self.manifest.detector.sure_threshold)
+            if not keep.all():
+                boxes, merged, colour_p = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep]
+                box_scores, scores = np.asarray(box_scores)[keep], scores[keep]
+                names = [n for n, k in zip(names, keep) if k]
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
         # unsure whatever the face: a box the detector doubts, or (below) a colour read unsurely
@@ -402,6 +403,41 @@ class DiceReader:
                 )
             )
         return tuple(out)
+
+    def _faces(self, face_p: np.ndarray) -> tuple[np.ndarray | None, tuple[str, ...], np.ndarray]:
+        """The probability of no die (None for a classifier without ``none``), and the faces
+        reported with their probabilities, the vocabulary applied."""
+        faces = self.manifest.classifier.faces
+        none: np.ndarray | None = None
+        if self.rejects:
+            none, face_p, faces = np.asarray(face_p)[:, -1], np.asarray(face_p)[:, :-1], faces[:-1]
+            if self.second_look is None:
+                # A live frame: a die left out of some frames and not others would blink and
+                # hold its reveal back, so the frames' votes read every box as a die.
+                face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)
+        vocab = self.vocabulary
+        if vocab is None:
+            return none, tuple(faces), np.asarray(face_p, np.float32)
+        reported, merged = vocab.merge_faces(face_p, faces)
+        return none, reported, merged
+
+    def _faint(self, box_scores: np.ndarray) -> np.ndarray:
+        """Which boxes scored under the detector's floor (``conf_threshold``): found only
+        because of its ``vouch_floor``."""
+        return np.asarray(box_scores) < self.manifest.detector.conf_threshold
+
+    def may_vouch(self, face_p: np.ndarray, box_scores: np.ndarray) -> np.ndarray:
+        """Which boxes can be dice, given the classifier's reading ``face_p``: all but the
+        faint ones (:meth:`_faint`) the classifier cannot vouch for, being unsure of their
+        face or of a die (:data:`VOUCH_NONE`). The others stay in the frame's crowd, where
+        :func:`vouched` still asks that a faint box stand apart."""
+        faint = self._faint(box_scores)
+        if not faint.any():
+            return ~faint
+        none, _, merged = self._faces(face_p)
+        if none is None or not len(merged):
+            return ~faint
+        return ~faint | ((none < VOUCH_NONE) & (merged.max(axis=1) >= self.threshold))
 
     @property
     def rejects(self) -> bool:
@@ -444,6 +480,11 @@ class DiceReader:
         extra = self.detect_mirrored(image, found, (*indices, *cards))
         crowd = np.concatenate([found.boxes, extra.boxes])
         face_p, colour_p = self.classify(image, crowd)
+        hopeful = self.may_vouch(face_p, np.concatenate([found.scores, extra.scores]))
+        if not hopeful.all():
+            n = len(found.boxes)
+            found, extra = found.without(~hopeful[:n]), extra.without(~hopeful[n:])
+            crowd, face_p, colour_p = crowd[hopeful], face_p[hopeful], colour_p[hopeful]
         n = len(found.boxes)
         dice = self.label_dice(found.boxes, face_p[:n], colour_p[:n], found.scores, crowd)
         if len(extra.boxes):

@@ -39,14 +39,15 @@ class BoxesFound:
 
 
 def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFound:
-    """Boxes found by a single-class YOLO detector in ``image``, after confidence filtering and NMS."""
+    """Boxes found by a single-class YOLO detector in ``image``, after confidence filtering
+    (from ``spec.floor``) and NMS."""
     lb = letterbox(image, spec.imgsz, spec.stride)
     x = cv2.dnn.blobFromImage(lb.image, 1 / 255, swapRB=True)  # (1, 3, H, W) RGB float32, as trained
     pred = model.run(x)[0]
     pred = pred[0] if pred.ndim == 3 else pred
     pred = pred.T  # (anchors, 4 + classes)
     conf = pred[:, 4:].max(axis=1)
-    keep = conf >= spec.conf_threshold
+    keep = conf >= spec.floor
     if not keep.any():
         return BoxesFound.empty()
     boxes, conf = xywh_to_xyxy(pred[keep, :4]), conf[keep]
@@ -99,10 +100,11 @@ def detect_zoomed_out(
     that seldom finds anything.
     """
     first = detect_boxes(model, spec, image)
-    if spec.zoom_out_above is None or (len(first.boxes) == 0 and not photo):
+    dice = _dice(spec, first)
+    if spec.zoom_out_above is None or (len(dice) == 0 and not photo):
         return first
     per_px = spec.imgsz / max(image.shape[:2])
-    large = len(first.boxes) == 0 or float(np.median(_sides(first.boxes))) * per_px >= spec.zoom_out_above
+    large = len(dice) == 0 or float(np.median(_sides(dice))) * per_px >= spec.zoom_out_above
     if not large and (not photo or spec.zoom_out_photo_score is None):
         return first
     second = detect_boxes(model, at_imgsz(spec, _half(spec)), image)
@@ -129,7 +131,8 @@ def detect_zoomed_in(model: Model, spec: DetectorSpec, image: np.ndarray, found:
     per_px = spec.imgsz / max(image.shape[:2])
     # Not the median, as for zooming out: where most dice are missed, the few found are
     # the largest, so a tenth of small boxes already says the photo is wide.
-    if len(found.boxes) and float(np.quantile(_sides(found.boxes), 0.1)) * per_px >= spec.zoom_in_below:
+    dice = _dice(spec, found)
+    if len(dice) and float(np.quantile(_sides(dice), 0.1)) * per_px >= spec.zoom_in_below:
         return found
     closer = detect_boxes(model, at_imgsz(spec, 2 * spec.imgsz), image)
     return _merged(spec, found, closer, closer.scores >= spec.sure_threshold)
@@ -164,6 +167,12 @@ def detect_mirrored(model: Model, spec: DetectorSpec, image: np.ndarray, found: 
     if len(found.boxes) and len(boxes):
         new &= iou_matrix(boxes, found.boxes).max(axis=1) <= MIRRORED_SAME
     return BoxesFound(boxes[new], seen.scores[new])
+
+
+def _dice(spec: DetectorSpec, found: BoxesFound) -> np.ndarray:
+    """The boxes of ``found`` that count as dice before any reading: none under
+    ``spec.conf_threshold``, which only a classifier's vouching makes dice."""
+    return found.boxes[found.scores >= spec.conf_threshold]
 
 
 def _merged(spec: DetectorSpec, found: BoxesFound, other: BoxesFound, add: np.ndarray) -> BoxesFound:

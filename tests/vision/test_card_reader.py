@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -68,6 +69,14 @@ def test_card_manifest_must_name_ranks_and_suits():
     bad = type(m)(m.detector, ClassifierSpec(file="x.onnx", faces=("1", "2"), colours=("S",)), m.threshold)
     with pytest.raises(ManifestError, match="ranks"):
         CardReader(bad, tc.FakeCardDetector(), tc.FakeCardClassifier())
+
+
+def test_a_card_detector_has_no_vouch_floor():
+    """Nothing vouches for a faint card index: it would be read as a card, unsure at best."""
+    m = tc.manifest()
+    floored = replace(m, detector=replace(m.detector, vouch_floor=0.1))
+    with pytest.raises(ManifestError, match="no vouch_floor"):
+        CardReader(floored, tc.FakeCardDetector(), tc.FakeCardClassifier())
 
 
 def rejecting_reader() -> CardReader:
