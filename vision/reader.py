@@ -348,9 +348,10 @@ class DiceReader:
         ``box_scores`` are the detector's confidences (None: the boxes are known dice), and
         a die's ``box_score`` is that, raised to the detector's sure threshold when the
         classifier vouches for a doubted box (:func:`vouched`; ``crowd``: every box of the
-        frame, default ``boxes``). With a look (a photo), boxes read as no die, the pieces
-        of a large die and clusters of dice are left out
-        (:func:`~vision.stages.pieces_and_clusters`)."""
+        frame, default ``boxes``). A faint box, under the detector's ``conf_threshold``
+        (found from its ``vouch_floor``), is left out unless the classifier vouches for it.
+        With a look (a photo), boxes read as no die, the pieces of a large die and clusters
+        of dice are left out (:func:`~vision.stages.pieces_and_clusters`)."""
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
         none, reported, merged = self._faces(face_p)
         if none is not None and self.second_look is not None:
