@@ -137,14 +137,29 @@ def sure_mistakes_line(mistakes: Sequence[SureMistake], image_names: Sequence[st
     """The report's line of wrong readings that were not flagged uncertain, the first ``show``
     named (all of them are in metrics.json).
 
+    A reading where no die is labelled names the die it overlaps most, and the count says how
+    many such boxes read that die's face: a second box on a die already matched, or one the
+    match does not take for the die (IoU under its threshold).
+
     >>> sure_mistakes_line([SureMistake(0, (0, 0, 9, 9), "6", 0.861, "4"), SureMistake(1, (0, 0, 9, 9), "5", 0.9)],
     ...                    ["images/a.jpg", "images/b.jpg"])
     '  sure wrong 2: images/a.jpg 4 read 6 (0.86); images/b.jpg no die, read 5 (0.90)'
+    >>> sure_mistakes_line([SureMistake(0, (0, 0, 9, 9), "3", 0.91, near=("3", 0.48))], ["images/a.jpg"])
+    '  sure wrong 1 (1 of them on a labelled die whose face they read, not matched to it): images/a.jpg no die (IoU 0.48 with a 3), read 3 (0.91)'
     """
-    shown = [f"{image_names[w.image]} " + (f"{w.truth} read {w.read}" if w.truth is not None else f"no die, read {w.read}")
-             + f" ({w.score:.2f})" for w in mistakes[:show]]
+    shown = [f"{image_names[w.image]} " + _mistake(w) + f" ({w.score:.2f})" for w in mistakes[:show]]
     more = f"; and {len(mistakes) - show} more in metrics.json" if len(mistakes) > show else ""
-    return f"  sure wrong {len(mistakes)}: " + "; ".join(shown) + more
+    loose = sum(w.on_a_die_read_right for w in mistakes)
+    why = f" ({loose} of them on a labelled die whose face they read, not matched to it)" if loose else ""
+    return f"  sure wrong {len(mistakes)}{why}: " + "; ".join(shown) + more
+
+
+def _mistake(w: SureMistake) -> str:
+    if w.truth is not None:
+        return f"{w.truth} read {w.read}"
+    if w.near is not None:
+        return f"no die (IoU {w.near[1]:.2f} with a {w.near[0]}), read {w.read}"
+    return f"no die, read {w.read}"
 
 
 def report(name: str, metrics: Metrics, times: list[float], image_names: Sequence[str] | None = None) -> str:

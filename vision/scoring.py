@@ -124,8 +124,16 @@ class SureMistake:
     true face), or one reported where no die is labelled (``truth`` None). These are the readings
     a table would act on, so ``tableref eval`` lists them to be looked at one by one.
 
+    A reading where no die is labelled may still lie on one: ``near`` is then the face of the
+    labelled object it overlaps most and their IoU (from :data:`NEAR_IOU`). Such a box is a
+    second box on a die already matched, or one that the match does not take for the die
+    (IoU under its threshold): on a steep view the detector's box may hold the top face
+    while the label holds the whole die.
+
     >>> SureMistake(3, (10.0, 20.0, 40.0, 50.0), "6", 0.86, "4").to_json(["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
     {'image': 'd.jpg', 'box': [10.0, 20.0, 40.0, 50.0], 'truth': '4', 'read': '6', 'score': 0.86}
+    >>> SureMistake(0, (0.0, 0.0, 9.0, 9.0), "3", 0.91, near=("3", 0.4812)).to_json()["near"]
+    {'truth': '3', 'iou': 0.481}
     """
 
     image: int  # index of the image among the scored ones
@@ -133,11 +141,25 @@ class SureMistake:
     read: str
     score: float
     truth: str | None = None
+    near: tuple[str, float] | None = None  # (face, IoU) of the labelled object a box of no die overlaps most
+
+    @property
+    def on_a_die_read_right(self) -> bool:
+        """A box where no die is labelled that overlaps a labelled die and reads its face."""
+        return self.truth is None and self.near is not None and self.near[0] == self.read
 
     def to_json(self, image_names: Sequence[str] | None = None) -> dict[str, Any]:
-        return {"image": self.image if image_names is None else image_names[self.image],
-                "box": [round(float(v), 1) for v in self.box], "truth": self.truth, "read": self.read,
-                "score": round(float(self.score), 3)}
+        out = {"image": self.image if image_names is None else image_names[self.image],
+               "box": [round(float(v), 1) for v in self.box], "truth": self.truth, "read": self.read,
+               "score": round(float(self.score), 3)}
+        if self.near is not None:
+            out["near"] = {"truth": self.near[0], "iou": round(float(self.near[1]), 3)}
+        return out
+
+
+NEAR_IOU = 0.1
+"""A sure reading where no object is labelled that overlaps one by this IoU or more names it
+(:attr:`SureMistake.near`)."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +258,16 @@ class Metrics:
             "confusion": self.confusion.to_json(),
             "sure_mistakes": [w.to_json(image_names) for w in self.sure_mistakes],
         }
+
+
+def _near(obj: Detection, labelled: Sequence[Detection]) -> tuple[str, float] | None:
+    """The face of the object of ``labelled`` that ``obj`` overlaps most, and their IoU, when
+    that is :data:`NEAR_IOU` or more; else None."""
+    if not labelled:
+        return None
+    iou = iou_matrix(np.array([obj.box], np.float32), np.array([o.box for o in labelled], np.float32))[0]
+    best = int(iou.argmax())
+    return (labelled[best].face, round(float(iou[best]), 4)) if iou[best] >= NEAR_IOU else None
 
 
 def _most_first(counts: Counter[Any]) -> list[tuple[Any, int]]:
@@ -341,7 +373,7 @@ def score(
             if pi not in matched_p:
                 cm[rows.index(EXTRA), cols.index(o.face)] += 1
                 if not o.uncertain:
-                    mistakes.append(SureMistake(index, o.box, o.face, o.score))
+                    mistakes.append(SureMistake(index, o.box, o.face, o.score, near=_near(o, g)))
         totals["exact"] += len(m) == len(g) == len(p) and correct_here == len(g)
 
     return Metrics(

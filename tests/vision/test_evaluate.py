@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.evaluate
+import vision.scoring
 from tests.vision import tiny_reader as tiny
 from vision.confusion_plot import draw_confusion
 from vision.datasets import DatasetError, load_dataset, parse_yolo_line
@@ -98,6 +101,24 @@ def test_wrong_readings_not_flagged_uncertain_are_listed_by_image():
     assert m.to_json()["sure_mistakes"][0]["image"] == 1 and m.to_json()["sure_mistakes"][0]["truth"] is None
     assert "sure wrong 2: b.jpg no die, read 2 (0.60); d.jpg 4 read 6 (0.86)" in report("t", m, [], names)
     assert "sure wrong" not in report("t", score(IMAGES[:1]), [], names[:1])
+
+
+def test_a_sure_box_of_no_die_names_the_die_it_overlaps_under_the_match():
+    """A box round a die's top face (the label holds the whole die) matches at IoU under 0.5:
+    the die is missed and the box is a sure box of no die, which the report says reads the
+    die's face. A box apart from every die names none."""
+    labelled = [die("3", (0, 0, 20, 30)), die("5", (100, 0, 120, 20))]
+    read = [die("3", (0, 0, 20, 12), None, 0.91), die("2", (60, 60, 70, 70), None, 0.9),
+            die("5", (100, 0, 120, 20), None, 0.95), die("6", (104, 2, 126, 26), None, 0.85)]
+    m = score([(labelled, read)])
+    assert [(w.read, w.near) for w in m.sure_mistakes] == [("3", ("3", 0.4)), ("2", None), ("6", ("5", 0.45))]
+    assert [w.on_a_die_read_right for w in m.sure_mistakes] == [True, False, False]
+    assert m.to_json(["p.jpg"])["sure_mistakes"][0]["near"] == {"truth": "3", "iou": 0.4}
+    assert "near" not in m.to_json(["p.jpg"])["sure_mistakes"][1]
+    line = report("t", m, [], ["p.jpg"])
+    assert ("sure wrong 3 (1 of them on a labelled die whose face they read, not matched to it): "
+            "p.jpg no die (IoU 0.40 with a 3), read 3 (0.91); p.jpg no die, read 2 (0.90); "
+            "p.jpg no die (IoU 0.45 with a 5), read 6 (0.85)") in line
 
 
 def test_per_face_and_confusion():
@@ -312,3 +333,10 @@ def test_eval_cli_draws_only_the_photos_not_read_exactly(tmp_path, capsys):
     assert main(["eval", str(data), "--models", str(models), "--out", str(tmp_path / "e3"), "--mistakes", str(out)]) == 1
     assert "cannot draw" in capsys.readouterr().err
     assert (tmp_path / "e3" / "metrics.json").is_file()
+
+
+def test_doctests() -> None:
+    for module in (vision.scoring, vision.evaluate):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
