@@ -408,6 +408,8 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
     assert detector["zoom_in_below"] == 24  # and *Wide photos*
     # read at 512 with no mirrored pass since session 40: HISTORY.md, *The detector at 512, unmirrored*
     assert detector["imgsz"] == 512 and detector["mirror"] is False
+    # boxes from 0.1 that the classifier vouches for, since session 45: *Faint boxes the classifier vouches for*
+    assert detector["vouch_floor"] == 0.1 and detector["conf_threshold"] == 0.25
 
 
 def test_a_wide_photo_whose_dice_are_too_small_is_detected_again_at_twice_the_size() -> None:
