@@ -83,6 +83,13 @@ VOUCH_APART = 0.4
 frame is never vouched for: it may be a second box on a die already found."""
 
 
+def classifier_vouches(none: np.ndarray, sure_face: np.ndarray) -> np.ndarray:
+    """Which boxes the classifier may vouch for as surely a die, the frame's other boxes
+    aside: it reads no die with a probability under :data:`VOUCH_NONE`, and ``sure_face``
+    (its face reads sure) holds."""
+    return (np.asarray(none) < VOUCH_NONE) & np.asarray(sure_face, bool)
+
+
 def vouched(
     boxes: np.ndarray, box_scores: np.ndarray, none: np.ndarray, sure_face: np.ndarray, sure: float,
     crowd: np.ndarray | None = None,
@@ -105,7 +112,7 @@ def vouched(
     box_scores = np.asarray(box_scores, np.float32).copy()
     b = np.asarray(boxes, np.float32).reshape(-1, 4)
     others = b if crowd is None else np.asarray(crowd, np.float32).reshape(-1, 4)
-    doubted = np.flatnonzero((box_scores < sure) & (np.asarray(none) < VOUCH_NONE) & np.asarray(sure_face, bool))
+    doubted = np.flatnonzero((box_scores < sure) & classifier_vouches(none, sure_face))
     if len(doubted):
         smaller = np.minimum(area(b[doubted])[:, None], area(others)[None, :])
         shared = intersection_matrix(b[doubted], others) / np.maximum(smaller, 1e-6)
@@ -438,7 +445,7 @@ class DiceReader:
         none, _, merged = self._faces(face_p)
         if none is None or not len(merged):
             return ~faint
-        return ~faint | ((none < VOUCH_NONE) & (merged.max(axis=1) >= self.threshold))
+        return ~faint | classifier_vouches(none, merged.max(axis=1) >= self.threshold)
 
     @property
     def rejects(self) -> bool:
