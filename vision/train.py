@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from vision import legibility, negatives
+from vision.augment import AugmentConfig
 from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo, renderer_of
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import (
@@ -79,6 +80,13 @@ def _jpeg_quality(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 95:
         raise argparse.ArgumentTypeError(f"{text}: a JPEG quality from 1 to 95")
+    return value
+
+
+def _blur_sigma(text: str) -> float:
+    value = float(text)
+    if not AugmentConfig.blur_sigma[0] <= value <= 8.0:
+        raise argparse.ArgumentTypeError(f"{text}: a blur sigma in crop pixels, from {AugmentConfig.blur_sigma[0]} to 8")
     return value
 
 
@@ -139,6 +147,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "up to R times apart either way in linear light, as another camera would (1 = off)")
     parser.add_argument("--cls-jpeg-min", type=_jpeg_quality, default=40, metavar="Q",
                         help="classifier augmentation: lowest JPEG quality drawn (default 40; up to 95)")
+    parser.add_argument("--cls-blur", type=_blur_sigma, default=AugmentConfig.blur_sigma[1], metavar="SIGMA",
+                        help="classifier augmentation: the largest Gaussian blur drawn for the fifth of the crops that "
+                             "are blurred, sigma in crop px (default 0.9; a defocused webcam blurs a small die's "
+                             "crop by 1.5-4)")
     parser.add_argument("--cls-width", type=float, default=1.0,
                         help="classifier width multiple; with a narrower --cls-init the network is widened, "
                              "starting out computing what the narrower one did")
@@ -407,6 +419,7 @@ def run_classifier(
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device,
                            minutes=args.cls_minutes, white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min,
+                           blur_max=args.cls_blur,
                            teacher=str(args.cls_teacher) if args.cls_teacher else None, distill=args.cls_distill,
                            distill_temp=args.cls_distill_temp)
     if cfg.teacher and (specialist or target.kind == "card"):

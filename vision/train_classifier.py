@@ -58,6 +58,7 @@ class ClassifierConfig:
     minutes: float | None = None  # a time budget: the first epoch's time fixes the epoch count (``epochs`` caps it)
     white_balance: float = 1.0  # augmentation: largest red/blue gain ratio of a wrong white balance (1 = off)
     jpeg_min: int = 40  # augmentation: lowest JPEG quality drawn
+    blur_max: float = 0.9  # augmentation: largest Gaussian blur drawn, sigma in crop px
     teacher: str | None = None  # an exported classifier (.onnx, manifest beside it) whose readings are soft targets
     distill: float = 0.5  # with a teacher: the share of a die crop's loss taken from the teacher's readings
     distill_temp: float = 2.0  # with a teacher: both networks' logits are divided by this before they are compared
@@ -65,7 +66,8 @@ class ClassifierConfig:
     def augmentation(self) -> AugmentConfig:
         """The augmentation of the rendered crops (the real tray's may turn further: see _dataset)."""
         return AugmentConfig(rotation=self.rotation, white_balance=self.white_balance,
-                             jpeg_quality=(self.jpeg_min, AugmentConfig.jpeg_quality[1]))
+                             jpeg_quality=(self.jpeg_min, AugmentConfig.jpeg_quality[1]),
+                             blur_sigma=(AugmentConfig.blur_sigma[0], self.blur_max))
 
 
 @dataclass

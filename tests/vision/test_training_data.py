@@ -86,9 +86,31 @@ def test_a_classifier_run_names_its_camera_augmentation():
     aug = ClassifierConfig(white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min).augmentation()
     assert aug.white_balance == 2.5 and aug.jpeg_quality == (20, 95)
     assert ClassifierConfig().augmentation() == AugmentConfig()
-    for bad in (["--cls-white-balance", "0.5"], ["--cls-jpeg-min", "0"], ["--cls-jpeg-min", "99"]):
+    assert ClassifierConfig(blur_max=parser.parse_args(["--cls-blur", "2.4"]).cls_blur).augmentation().blur_sigma == (0.3, 2.4)
+    assert parser.parse_args([]).cls_blur == AugmentConfig().blur_sigma[1]
+    for bad in (["--cls-white-balance", "0.5"], ["--cls-jpeg-min", "0"], ["--cls-jpeg-min", "99"],
+                ["--cls-blur", "0.1"], ["--cls-blur", "20"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)
+
+
+def test_a_wider_blur_range_blurs_more_and_draws_as_many_numbers():
+    """--cls-blur widens only the range of the Gaussian blur: the views are softer (less
+    Laplacian energy) and every other random choice stays as it was."""
+    img, box = smooth_scene()
+    ctx = context_crop(img, box, 48, 1.25)
+    only_blur = dict(p_lowres=0, p_blur=1.0, p_noise=0, p_jpeg=0)
+    narrow, wide = AugmentConfig(**only_blur), AugmentConfig(**only_blur, blur_sigma=(0.3, 3.0))
+
+    def sharpness(view: np.ndarray) -> float:
+        return float(cv2.Laplacian(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var())
+
+    soft = [sharpness(augment(ctx, np.random.default_rng(s), 48, wide)) for s in range(12)]
+    sharp = [sharpness(augment(ctx, np.random.default_rng(s), 48, narrow)) for s in range(12)]
+    assert all(a <= b + 1e-6 for a, b in zip(soft, sharp)) and sum(soft) < 0.8 * sum(sharp)
+    rngs = np.random.default_rng(3), np.random.default_rng(3)
+    augment(ctx, rngs[0], 48, narrow), augment(ctx, rngs[1], 48, wide)
+    assert rngs[0].random() == rngs[1].random()
 
 
 def test_augment_keeps_the_die_near_the_centre():
