@@ -6,7 +6,8 @@ enlarged by :data:`CONTEXT` so that rotating it still finds real pixels.
 with a random rotation (at most ``rotation`` degrees: a tilted webcam sees the up face
 above the side faces, a cue a full turn would destroy; the dice themselves already lie at
 every angle in the data), scale, shift and perspective, then degrades it the
-way a webcam does: resolution loss (dice are 15-40 px in a frame), blur, noise, JPEG,
+way a webcam does: resolution loss (dice are 15-40 px in a frame), blur (and, with
+``p_motion``, the line blur of a move), noise, JPEG,
 brightness/contrast and mild per-channel colour gain. No flips: katakana are chiral.
 
 ``white_balance`` (off by default, so older runs draw the same views) adds what another
@@ -68,6 +69,8 @@ class AugmentConfig:
     lowres_side: tuple[int, int] = (16, 40)
     p_blur: float = 0.2
     blur_sigma: tuple[float, float] = (0.3, 0.9)
+    p_motion: float = 0.0  # a line blur, as a die or the camera moving shows it (0: no number drawn)
+    motion_length: tuple[float, float] = (2.0, 8.0)  # crop px
     p_noise: float = 0.35
     noise_sigma: tuple[float, float] = (2.0, 6.0)
     p_jpeg: float = 0.35
@@ -95,6 +98,22 @@ def white_balance_gains(rng: np.random.Generator, ratio: float, tint: float) -> 
     return np.float32([np.exp(-half), green, np.exp(half)])
 
 
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A normalised line of ``length`` px at ``angle`` (radians): the blur of a straight move.
+
+    >>> k = motion_kernel(5.0, 0.0)
+    >>> k.shape, float(k.sum()), int((k.sum(axis=1) > 0).sum())
+    ((5, 5), 1.0, 1)
+    """
+    n = int(np.ceil(length)) | 1
+    k = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2.0
+    dx, dy = np.cos(angle), np.sin(angle)
+    for t in np.linspace(-length / 2.0, length / 2.0, 4 * n):
+        k[int(round(c + t * dy)), int(round(c + t * dx))] += 1.0
+    return k / k.sum()
+
+
 def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentConfig = AugmentConfig()) -> np.ndarray:
     """One random ``size x size`` view of a context crop."""
     c = ctx.shape[0]
@@ -115,6 +134,10 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentCo
             out = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
     if rng.random() < cfg.p_blur:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*cfg.blur_sigma))
+
+    if cfg.p_motion > 0.0 and rng.random() < cfg.p_motion:
+        out = cv2.filter2D(out, -1, motion_kernel(rng.uniform(*cfg.motion_length), rng.uniform(0.0, np.pi)),
+                           borderType=cv2.BORDER_REFLECT_101)
 
     if cfg.white_balance > 1.0 and rng.random() < cfg.p_white_balance:
         out = gains(out, *white_balance_gains(rng, cfg.white_balance, cfg.tint))

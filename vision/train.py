@@ -90,6 +90,13 @@ def _blur_sigma(text: str) -> float:
     return value
 
 
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text}: a share of the crops, from 0 to 1")
+    return value
+
+
 def _share(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -151,6 +158,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="classifier augmentation: the largest Gaussian blur drawn for the fifth of the crops that "
                              "are blurred, sigma in crop px (default 0.9; a defocused webcam blurs a small die's "
                              "crop by 1.5-4)")
+    parser.add_argument("--cls-motion", type=_probability, default=0.0, metavar="P",
+                        help="classifier augmentation: the share of crops given a line blur of 2-8 crop px at any "
+                             "angle, as a die or the camera moving shows it (default 0: off)")
     parser.add_argument("--cls-width", type=float, default=1.0,
                         help="classifier width multiple; with a narrower --cls-init the network is widened, "
                              "starting out computing what the narrower one did")
@@ -419,7 +429,7 @@ def run_classifier(
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device,
                            minutes=args.cls_minutes, white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min,
-                           blur_max=args.cls_blur,
+                           blur_max=args.cls_blur, motion=args.cls_motion,
                            teacher=str(args.cls_teacher) if args.cls_teacher else None, distill=args.cls_distill,
                            distill_temp=args.cls_distill_temp)
     if cfg.teacher and (specialist or target.kind == "card"):

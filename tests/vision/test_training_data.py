@@ -88,8 +88,9 @@ def test_a_classifier_run_names_its_camera_augmentation():
     assert ClassifierConfig().augmentation() == AugmentConfig()
     assert ClassifierConfig(blur_max=parser.parse_args(["--cls-blur", "2.4"]).cls_blur).augmentation().blur_sigma == (0.3, 2.4)
     assert parser.parse_args([]).cls_blur == AugmentConfig().blur_sigma[1]
+    assert ClassifierConfig(motion=parser.parse_args(["--cls-motion", "0.15"]).cls_motion).augmentation().p_motion == 0.15
     for bad in (["--cls-white-balance", "0.5"], ["--cls-jpeg-min", "0"], ["--cls-jpeg-min", "99"],
-                ["--cls-blur", "0.1"], ["--cls-blur", "20"]):
+                ["--cls-blur", "0.1"], ["--cls-blur", "20"], ["--cls-motion", "1.5"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)
 
@@ -111,6 +112,35 @@ def test_a_wider_blur_range_blurs_more_and_draws_as_many_numbers():
     rngs = np.random.default_rng(3), np.random.default_rng(3)
     augment(ctx, rngs[0], 48, narrow), augment(ctx, rngs[1], 48, wide)
     assert rngs[0].random() == rngs[1].random()
+
+
+def test_motion_blur_smears_a_pip_along_one_line_and_is_off_by_default():
+    """--cls-motion draws a line blur: a round pip comes out long one way and thin the
+    other. At 0 no number is drawn for it, so older recipes draw the views they drew."""
+    ctx = np.zeros((context_size(56), context_size(56), 3), np.uint8)
+    cv2.circle(ctx, (ctx.shape[1] // 2, ctx.shape[0] // 2), 3, (255, 255, 255), -1)
+    still = dict(rotation=0.0, scale=(1.0, 1.0), shift=0.0, perspective=0.0, p_lowres=0, p_blur=0, p_noise=0,
+                 p_jpeg=0, contrast=(1, 1), brightness=0, channel_gain=0, gamma=(1, 1))
+
+    def spread(view: np.ndarray) -> tuple[float, float]:
+        w = view[..., 0].astype(np.float64)
+        ys, xs = np.mgrid[: w.shape[0], : w.shape[1]]
+        m = w.sum()
+        cx, cy = (w * xs).sum() / m, (w * ys).sum() / m
+        cov = np.cov(np.stack([xs.ravel() - cx, ys.ravel() - cy]), aweights=w.ravel())
+        lo, hi = np.linalg.eigvalsh(cov)
+        return float(lo), float(hi)
+
+    lo0, hi0 = spread(augment(ctx, np.random.default_rng(0), 56, AugmentConfig(**still)))
+    for seed in range(6):
+        cfg = AugmentConfig(**still, p_motion=1.0, motion_length=(6.0, 8.0))
+        lo, hi = spread(augment(ctx, np.random.default_rng(seed), 56, cfg))
+        assert hi > hi0 + 2.0 and hi > 1.8 * lo and abs(lo - lo0) < 1.0
+    assert AugmentConfig().p_motion == 0.0
+    rng = np.random.default_rng(5)
+    augment(ctx, rng, 56)
+    assert rng.random() == (lambda r: (augment(ctx, r, 56, AugmentConfig(p_motion=0.0)), r.random())[1])(
+        np.random.default_rng(5))
 
 
 def test_augment_keeps_the_die_near_the_centre():
