@@ -156,8 +156,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="classifier augmentation: lowest JPEG quality drawn (default 40; up to 95)")
     parser.add_argument("--cls-blur", type=_blur_sigma, default=AugmentConfig.blur_sigma[1], metavar="SIGMA",
                         help="classifier augmentation: the largest Gaussian blur drawn for the fifth of the crops that "
-                             "are blurred, sigma in crop px (default 0.9; a defocused webcam blurs a small die's "
-                             "crop by 1.5-4)")
+                             "are blurred, sigma in crop px (default 0.9; a defocused webcam blurs a 20-40 px die's "
+                             "crop by about 1-4)")
     parser.add_argument("--cls-motion", type=_probability, default=0.0, metavar="P",
                         help="classifier augmentation: the share of crops given a line blur of 2-8 crop px at any "
                              "angle, as a die or the camera moving shows it (default 0: off)")
