@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.camera_shifts import gains
+from vision.camera_shifts import gains, motion_kernel
 from vision.crops import cut_square, resize_square, square_region
 
 CONTEXT = 1.6  # context crop side / runtime crop side
@@ -96,22 +96,6 @@ def white_balance_gains(rng: np.random.Generator, ratio: float, tint: float) -> 
     half = np.log(ratio) / 2 * rng.uniform(-1.0, 1.0)
     green = 1.0 + rng.uniform(-tint, tint)
     return np.float32([np.exp(-half), green, np.exp(half)])
-
-
-def motion_kernel(length: float, angle: float) -> np.ndarray:
-    """A normalised line of ``length`` px at ``angle`` (radians): the blur of a straight move.
-
-    >>> k = motion_kernel(5.0, 0.0)
-    >>> k.shape, float(k.sum()), int((k.sum(axis=1) > 0).sum())
-    ((5, 5), 1.0, 1)
-    """
-    n = int(np.ceil(length)) | 1
-    k = np.zeros((n, n), np.float32)
-    c = (n - 1) / 2.0
-    dx, dy = np.cos(angle), np.sin(angle)
-    for t in np.linspace(-length / 2.0, length / 2.0, 4 * n):
-        k[int(round(c + t * dy)), int(round(c + t * dx))] += 1.0
-    return k / k.sum()
 
 
 def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentConfig = AugmentConfig()) -> np.ndarray:

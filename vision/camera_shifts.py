@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import enum
+import math
 import zlib
 
 import cv2
@@ -42,6 +43,23 @@ def gains(image: np.ndarray, blue: float, green: float, red: float) -> np.ndarra
     """``image`` (BGR, uint8) with each channel's light multiplied, as exposure and white
     balance do; also the classifier's white-balance augmentation (:mod:`vision.augment`)."""
     return _to_pixels(_to_linear(image) * np.float32([blue, green, red]))
+
+
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A normalised line of ``length`` px at ``angle`` (radians): the blur of a straight move,
+    for :func:`cv2.filter2D` (the renderer's camera and the classifier's training crops).
+
+    >>> k = motion_kernel(5.0, 0.0)
+    >>> k.shape, round(float(k.sum()), 6), int((k.sum(axis=1) > 0).sum())
+    ((5, 5), 1.0, 1)
+    """
+    n = int(math.ceil(length)) | 1
+    k = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2.0
+    dx, dy = math.cos(angle), math.sin(angle)
+    for t in np.linspace(-length / 2.0, length / 2.0, 4 * n):
+        k[int(round(c + t * dy)), int(round(c + t * dx))] += 1.0
+    return k / k.sum()
 
 
 def _dim(image: np.ndarray) -> np.ndarray:

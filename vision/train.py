@@ -37,7 +37,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from vision import legibility, negatives
@@ -90,18 +90,16 @@ def _blur_sigma(text: str) -> float:
     return value
 
 
-def _probability(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text}: a share of the crops, from 0 to 1")
-    return value
+def _share_of(what: str) -> Callable[[str], float]:
+    """An argument type: a share of ``what``, from 0 to 1."""
 
+    def share(text: str) -> float:
+        value = float(text)
+        if not 0.0 <= value <= 1.0:
+            raise argparse.ArgumentTypeError(f"{text}: a share of {what}, from 0 to 1")
+        return value
 
-def _share(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text}: a share of the loss, from 0 to 1")
-    return value
+    return share
 
 
 def _temperature(text: str) -> float:
@@ -158,7 +156,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="classifier augmentation: the largest Gaussian blur drawn for the fifth of the crops that "
                              "are blurred, sigma in crop px (default 0.9; a defocused webcam blurs a 20-40 px die's "
                              "crop by about 1-4)")
-    parser.add_argument("--cls-motion", type=_probability, default=0.0, metavar="P",
+    parser.add_argument("--cls-motion", type=_share_of("the crops"), default=0.0, metavar="P",
                         help="classifier augmentation: the share of crops given a line blur of 2-8 crop px at any "
                              "angle, as a die or the camera moving shows it (default 0: off)")
     parser.add_argument("--cls-width", type=float, default=1.0,
@@ -174,7 +172,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="dice classifier: learn from this exported classifier's readings of each augmented crop "
                              "as well as from the labels (knowledge distillation; its manifest beside it, e.g. "
                              "models/dice-second-opinion.onnx: it must read this classifier's faces, 'none' aside, and colours)")
-    parser.add_argument("--cls-distill", type=_share, default=0.5, metavar="S",
+    parser.add_argument("--cls-distill", type=_share_of("the loss"), default=0.5, metavar="S",
                         help="with --cls-teacher: the share of a die crop's loss taken from the teacher (default 0.5)")
     parser.add_argument("--cls-distill-temp", type=_temperature, default=2.0, metavar="T",
                         help="with --cls-teacher: the temperature both readings are softened by (default 2)")

@@ -14,6 +14,7 @@ import math
 import cv2
 import numpy as np
 
+from vision.camera_shifts import motion_kernel
 from vision.synth.colour import kelvin_rgb, linear_to_srgb
 
 _LUT_MAX = 4.0  # linear values above this all map to white
@@ -31,16 +32,6 @@ def soft_blur(img: np.ndarray, sigma: float) -> np.ndarray:
     small = cv2.resize(img, (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), sigma / k)
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-
-
-def _motion_kernel(length: float, angle: float) -> np.ndarray:
-    n = int(math.ceil(length)) | 1
-    k = np.zeros((n, n), np.float32)
-    c = (n - 1) / 2.0
-    dx, dy = math.cos(angle), math.sin(angle)
-    for t in np.linspace(-length / 2.0, length / 2.0, 4 * n):
-        k[int(round(c + t * dy)), int(round(c + t * dx))] += 1.0
-    return k / k.sum()
 
 
 def _tone_lut(contrast: float) -> np.ndarray:
@@ -96,7 +87,7 @@ def develop(rng: np.random.Generator, scene: np.ndarray, kelvin: float, mode: st
     meta["defocus_px"] = round(defocus, 2)
     if rng.random() < 0.08:
         length = float(rng.uniform(2.0, 5.0)) * scale
-        img = cv2.filter2D(img, -1, _motion_kernel(length, float(rng.uniform(0, math.pi))))
+        img = cv2.filter2D(img, -1, motion_kernel(length, float(rng.uniform(0, math.pi))))
         meta["motion_px"] = round(length, 2)
 
     luma = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
