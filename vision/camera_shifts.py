@@ -133,3 +133,42 @@ class CameraShift(enum.Enum):
 
 NAMES: tuple[str, ...] = tuple(shift.value for shift in CameraShift)
 """The names ``--camera`` takes."""
+
+
+def random_camera(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``image`` (BGR, uint8) as a camera drawn at random from ``rng`` would take it; the same size.
+
+    For training (``tableref train --real-cameras``), so that what the detector learns from the
+    real tray's photos does not hang on that phone's exposure and colour. Each draw mixes the
+    kinds of change :class:`CameraShift` names, each over a range rather than at one strong
+    point: light from a fifth to 1.6 times as much, with sensor noise that grows as the gain
+    rises; red and blue up to 1.8 times apart either way; sometimes defocus, half resolution
+    or a phone's sharpening and colour boost; JPEG at quality 30-95 half the time. The named
+    shifts stay what ``tableref eval --camera`` scores; these draws are not tuned to them.
+
+    >>> img = np.full((8, 8, 3), 120, np.uint8)
+    >>> a = random_camera(img, np.random.default_rng(3))
+    >>> b = random_camera(img, np.random.default_rng(3))
+    >>> a.shape, a.dtype, bool((a == b).all())
+    ((8, 8, 3), dtype('uint8'), True)
+    """
+    light = math.exp(rng.uniform(math.log(0.2), math.log(1.6)))
+    tint = math.exp(rng.uniform(-math.log(1.8), math.log(1.8)))  # red over blue
+    lin = _to_linear(image) * np.float32([light / math.sqrt(tint), light, light * math.sqrt(tint)])
+    # The less light, the more the sensor's gain lifts its noise with the picture.
+    gain = max(1.0, 0.6 / light)
+    lin = lin + rng.normal(0.0, 0.002 * gain, lin.shape).astype(np.float32)
+    out = _to_pixels(lin)
+    out = np.clip(out + rng.normal(0.0, 0.8 * gain, out.shape), 0, 255).astype(np.uint8)
+    look = rng.random(3)
+    if look[0] < 0.25:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.6, 1.6))
+    if look[1] < 0.2:
+        out = _lowres(out)
+    if look[2] < 0.2:
+        out = _phone(out)
+    if rng.random() < 0.5:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 96))])
+        assert ok
+        out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return out

@@ -90,6 +90,12 @@ def _blur_sigma(text: str) -> float:
     return value
 
 
+def _copies(text: str) -> int:
+    if not text.isdigit() or int(text) > 16:
+        raise argparse.ArgumentTypeError(f"{text}: a number of copies, from 0 (off) to 16")
+    return int(text)
+
+
 def _share_of(what: str) -> Callable[[str], float]:
     """An argument type: a share of ``what``, from 0 to 1."""
 
@@ -117,6 +123,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-real", action="store_true", help="train on synthetic data only")
     parser.add_argument("--real-repeat", type=int, default=1, metavar="K",
                         help="use each real training photo K times (its validation share stays single)")
+    parser.add_argument("--real-cameras", type=_copies, default=0, metavar="K",
+                        help="detector: also train on each real training photo K times through a camera drawn at "
+                             "random (light, white balance, sensor noise, focus, resolution, a phone's processing, "
+                             "JPEG; vision.camera_shifts.random_camera), seeded; its validation share stays as taken")
     parser.add_argument("--out", type=Path, default=REPO / "models", help="where the ONNX models and manifest go")
     parser.add_argument("--runs", type=Path, default=REPO / "runs", help="checkpoints and logs (resumable)")
     parser.add_argument("--cards", action="store_true",
@@ -311,6 +321,7 @@ def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]
     renderers = {f"synth{i}": renderer_of(d) for i, d in enumerate(args.synth)}
     return {"sources": dirs, "renderers": renderers, "counts": per,
             "real_repeat": max(1, getattr(args, "real_repeat", 1)),
+            "real_cameras": getattr(args, "real_cameras", 0) if real_used else 0,
             "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
 
 
@@ -343,7 +354,9 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
         if (run_dir / "train").exists():
             shutil.rmtree(run_dir / "train")
         run_dir.mkdir(parents=True, exist_ok=True)
-        counts = td.write_dataset_view(items, run_dir / "data", log, kind=target.kind)
+        cameras = {"real": args.real_cameras} if getattr(args, "real_cameras", 0) else None
+        counts = td.write_dataset_view(items, run_dir / "data", log, kind=target.kind, other_cameras=cameras,
+                                       seed=args.seed)
     result = td.train_detector(cfg, run_dir / "data" / "data.yaml", run_dir, resuming, log)
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / target.detector
@@ -597,6 +610,10 @@ def run(args: argparse.Namespace) -> int:
     started = time.time()
     if args.average:
         return run_averaged(args, started)
+    if args.real_cameras and (args.no_real or args.cards or args.stage not in ("all", "detector")):
+        print("tableref train: --real-cameras puts the real tray's photos through other cameras for the dice "
+              "detector: give --stage detector (or all), without --no-real or --cards", file=sys.stderr)
+        return 2
     try:
         items = gather(args)
     except DatasetError as exc:

@@ -16,12 +16,17 @@ import hashlib
 import os
 import shutil
 import time
+import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
+from vision.camera_shifts import random_camera
 from vision.datasets import LabelledImage
 
 
@@ -82,11 +87,18 @@ def write_dataset_view(
     root: Path,
     log: Callable[[str], None] = print,
     kind: str = "die",
+    other_cameras: Mapping[str, int] | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Lay ``(source, image, is_val)`` out as ``root/images/{train,val}`` symlinks plus
     single-class YOLO labels of the objects of ``kind`` ("die", or "card" for card corner
     indices; other objects in the image are left unlabelled, i.e. background), and write
-    ``root/data.yaml``."""
+    ``root/data.yaml``.
+
+    ``other_cameras`` maps a source to K: each of its training photos is also written K
+    times as a PNG through :func:`vision.camera_shifts.random_camera`, seeded by ``seed``,
+    the photo's name and the copy's number (once per photo, however often it is listed).
+    Validation photos stay as taken."""
     if root.exists():
         shutil.rmtree(root)
     plural = "dice" if kind == "die" else kind + "s"
@@ -94,27 +106,36 @@ def write_dataset_view(
     for split in ("train", "val"):
         (root / "images" / split).mkdir(parents=True)
         (root / "labels" / split).mkdir(parents=True)
+    other_cameras = other_cameras or {}
+    if other_cameras:
+        counts["other_camera_copies"] = 0
     seen: Counter[str] = Counter()
     for source, item, val in items:
         split = "val" if val else "train"
         name = f"{source}__{item.path.stem}"
         seen[name] += 1
-        if seen[name] > 1:  # the same photo used again (--real-repeat): a second link
+        first = seen[name] == 1
+        if not first:  # the same photo used again (--real-repeat): a second link
             name = f"{name}__{seen[name]}"
         (root / "images" / split / (name + item.path.suffix.lower())).symlink_to(item.path.resolve())
-        lines = []
-        for d in (o for o in item.objects if o.kind == kind):
-            x1, y1, x2, y2 = d.box
-            x1, x2 = max(0.0, x1), min(float(item.width), x2)
-            y1, y2 = max(0.0, y1), min(float(item.height), y2)
-            if x2 - x1 < 1 or y2 - y1 < 1:
-                continue
-            cx, cy = (x1 + x2) / 2 / item.width, (y1 + y2) / 2 / item.height
-            w, h = (x2 - x1) / item.width, (y2 - y1) / item.height
-            lines.append(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
-        (root / "labels" / split / (name + ".txt")).write_text("\n".join(lines) + ("\n" if lines else ""))
+        lines = _label_lines(item, kind)
+        text = "\n".join(lines) + ("\n" if lines else "")
+        (root / "labels" / split / (name + ".txt")).write_text(text)
         counts[split] += 1
         counts[f"{split}_{plural}"] += len(lines)
+        if val or not first or not other_cameras.get(source):
+            continue
+        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"cannot read {item.path} to put it through other cameras")
+        for k in range(other_cameras[source]):
+            rng = np.random.default_rng([seed, zlib.crc32(name.encode()), k])
+            copy = f"{name}__camera{k}"
+            cv2.imwrite(str(root / "images" / "train" / (copy + ".png")), random_camera(image, rng))
+            (root / "labels" / "train" / (copy + ".txt")).write_text(text)
+            counts["train"] += 1
+            counts[f"train_{plural}"] += len(lines)
+            counts["other_camera_copies"] += 1
     if counts["val"] == 0:
         raise ValueError("the detector needs at least one validation image (raise --val-fraction)")
     (root / "data.yaml").write_text(
@@ -122,6 +143,20 @@ def write_dataset_view(
     )
     log(f"detector data: {counts}")
     return counts
+
+
+def _label_lines(item: LabelledImage, kind: str) -> list[str]:
+    lines = []
+    for d in (o for o in item.objects if o.kind == kind):
+        x1, y1, x2, y2 = d.box
+        x1, x2 = max(0.0, x1), min(float(item.width), x2)
+        y1, y2 = max(0.0, y1), min(float(item.height), y2)
+        if x2 - x1 < 1 or y2 - y1 < 1:
+            continue
+        cx, cy = (x1 + x2) / 2 / item.width, (y1 + y2) / 2 / item.height
+        w, h = (x2 - x1) / item.width, (y2 - y1) / item.height
+        lines.append(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+    return lines
 
 
 def write_model_yaml(path: Path, cfg: DetectorConfig) -> Path:

@@ -58,3 +58,19 @@ def test_phone_boosts_colour():
     img = photo()
     sat = lambda im: im[12:38, 12:38].max(axis=2).astype(int) - im[12:38, 12:38].min(axis=2)  # noqa: E731
     assert sat(CameraShift.PHONE.apply(img)).mean() > sat(img).mean() + 20
+
+
+def test_a_random_camera_is_seeded_and_ranges_over_light_and_white_balance():
+    from vision.camera_shifts import random_camera
+
+    img = photo()
+    draws = [random_camera(img, np.random.default_rng(seed)) for seed in range(40)]
+    assert np.array_equal(draws[0], random_camera(img, np.random.default_rng(0)))
+    assert np.array_equal(img, photo())  # the input is left alone
+    assert all(d.shape == img.shape and d.dtype == np.uint8 for d in draws)
+    light = [d.mean() / img.mean() for d in draws]
+    assert min(light) < 0.7 and max(light) > 1.1  # darker and brighter photos both
+    grey = np.full((16, 16, 3), 128, np.uint8)
+    tint = [(lambda p: p[..., 2].mean() - p[..., 0].mean())(random_camera(grey, np.random.default_rng(s)))
+            for s in range(40)]
+    assert min(tint) < -15 and max(tint) > 15  # red over blue, and blue over red

@@ -234,6 +234,56 @@ def test_dataset_view_links_a_repeated_photo_under_a_second_name(tmp_path):
     assert (tmp_path / "view" / "labels" / "train" / "real__im0__2.txt").is_file()
 
 
+def test_dataset_view_puts_each_real_training_photo_through_other_cameras_once(tmp_path):
+    items = make_images(tmp_path)  # real train, synth0 train, synth0 val
+    view = tmp_path / "view"
+    counts = write_dataset_view([items[0], items[0], items[1], items[2]], view, log=lambda _: None,
+                                other_cameras={"real": 2}, seed=5)
+    assert counts["train"] == 5 and counts["val"] == 1 and counts["other_camera_copies"] == 2
+    train = view / "images" / "train"
+    copies = sorted(p.name for p in train.iterdir() if "camera" in p.name)
+    assert copies == ["real__im0__camera0.png", "real__im0__camera1.png"]  # not again for the repeat
+    original = cv2.imread(str(items[0][1].path))
+    pictures = [cv2.imread(str(train / name)) for name in copies]
+    assert not any(p.is_symlink() for p in train.glob("*camera*"))
+    assert all(p.shape == original.shape and np.abs(p.astype(int) - original).mean() > 1 for p in pictures)
+    assert not np.array_equal(pictures[0], pictures[1])
+    labels = view / "labels" / "train"
+    assert (labels / "real__im0__camera1.txt").read_text() == (labels / "real__im0.txt").read_text()
+    again = write_dataset_view([items[0], items[2]], tmp_path / "again", log=lambda _: None,
+                               other_cameras={"real": 1}, seed=5)
+    assert again["other_camera_copies"] == 1
+    assert np.array_equal(cv2.imread(str(tmp_path / "again" / "images" / "train" / copies[0])), pictures[0])
+    other_seed = write_dataset_view([items[0], items[2]], tmp_path / "seed6", log=lambda _: None,
+                                    other_cameras={"real": 1}, seed=6)
+    assert other_seed["other_camera_copies"] == 1
+    assert not np.array_equal(cv2.imread(str(tmp_path / "seed6" / "images" / "train" / copies[0])), pictures[0])
+    plain = write_dataset_view(items, tmp_path / "plain", log=lambda _: None)
+    assert "other_camera_copies" not in plain
+
+
+def test_real_cameras_is_for_the_dice_detector_and_its_real_photos(tmp_path, capsys):
+    import argparse
+
+    from vision.train import add_arguments, recipe, run
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    for bad in ("17", "-1", "two"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--real-cameras", bad])
+    assert "a number of copies, from 0 (off) to 16" in capsys.readouterr().err
+    for argv in (["--cards"], ["--no-real"], ["--stage", "classifier"], ["--stage", "second-opinion"]):
+        args = parser.parse_args(["--real-cameras", "3", "--out", str(tmp_path / "models"), *argv])
+        assert run(args) == 2, argv
+        assert "--real-cameras puts the real tray's photos through other cameras" in capsys.readouterr().err
+    assert not (tmp_path / "models").exists()
+    args = parser.parse_args(["--real-cameras", "3", "--no-real"])
+    assert recipe(args, [])["real_cameras"] == 0
+    args = parser.parse_args(["--real-cameras", "3", "--real", str(tmp_path)])
+    assert recipe(args, [])["real_cameras"] == 3
+
+
 def test_collect_crops_labels_and_colour_mask(tmp_path):
     items = make_images(tmp_path)
     colours = ["blue", "red"]
