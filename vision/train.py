@@ -35,7 +35,7 @@ import platform
 import shutil
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -339,7 +339,13 @@ def existing_manifest(out: Path, target: Target = DICE) -> ReaderManifest:
     return ReaderManifest(DetectorSpec(), ClassifierSpec())
 
 
-def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[DetectorSpec, dict[str, Any]]:
+def run_detector(
+    args, items, torch_device: str, yolo_device: str, previous: DetectorSpec | None = None
+) -> tuple[DetectorSpec, dict[str, Any]]:
+    """Train the detector and export it to ``args.out``. The spec written keeps ``previous``'s
+    read-time settings (thresholds, zoomed and mirrored passes, the vouch floor, the photo
+    size): they were chosen by measurement, and a retrained file that silently lost them would
+    read photos otherwise than the reader it replaces."""
     from vision import train_detector as td
 
     target = target_of(args)
@@ -362,7 +368,7 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
     onnx_path = args.out / target.detector
     td.export_detector(Path(result["best"]), onnx_path, args.imgsz)
     shutil.copyfile(result["best"], args.out / target.detector_pt)
-    spec = DetectorSpec(file=target.detector, imgsz=args.imgsz, sha256=sha256_of(onnx_path))
+    spec = kept_read_settings(previous, DetectorSpec(file=target.detector, imgsz=args.imgsz, sha256=sha256_of(onnx_path)))
     meta = {
         "architecture": f"YOLOv8 layout, depth {cfg.depth}, width {cfg.width}, 1 class "
                         f"({'card corner index' if target.kind == 'card' else 'die'})",
@@ -371,6 +377,31 @@ def run_detector(args, items, torch_device: str, yolo_device: str) -> tuple[Dete
         **result,
     }
     return spec, meta
+
+
+def kept_read_settings(previous: DetectorSpec | None, trained: DetectorSpec) -> DetectorSpec:
+    """``trained`` (the new file, its hash and the size it was trained at) with ``previous``'s
+    read-time settings, or ``trained`` alone when they do not fit it (a zoom side larger than
+    the new input size).
+
+    >>> old = DetectorSpec(imgsz=512, vouch_floor=0.1, zoom_out_above=48, mirror=True, sha256="a")
+    >>> new = kept_read_settings(old, DetectorSpec(imgsz=512, sha256="b"))
+    detector: read-time settings kept from the manifest: {'zoom_out_above': 48, 'mirror': True, 'vouch_floor': 0.1}
+    >>> (new.sha256, new.vouch_floor, new.zoom_out_above, new.mirror)
+    ('b', 0.1, 48, True)
+    """
+    if previous is None:
+        return trained
+    try:
+        spec = replace(previous, file=trained.file, imgsz=trained.imgsz, sha256=trained.sha256)
+    except ManifestError as exc:
+        log(f"detector: the read-time settings of {previous.file} do not fit the new file ({exc}); left at defaults")
+        return trained
+    kept = {f.name: getattr(spec, f.name) for f in fields(DetectorSpec)
+            if f.name not in ("file", "imgsz", "sha256") and getattr(spec, f.name) != getattr(trained, f.name)}
+    if kept:
+        log(f"detector: read-time settings kept from the manifest: {kept}")
+    return spec
 
 
 def specialist_faces(args: argparse.Namespace) -> tuple[str, ...]:
@@ -644,7 +675,7 @@ def run(args: argparse.Namespace) -> int:
         f"({sum(v for *_, v in items)} held out for validation)")
     sections: dict[str, Any] = {}
     if args.stage in ("all", "detector"):
-        det_spec, sections["detector"] = run_detector(args, items, torch_device, yolo_device)
+        det_spec, sections["detector"] = run_detector(args, items, torch_device, yolo_device, det_spec)
     if args.stage in ("all", "classifier"):
         cls_spec, sections["classifier"] = run_classifier(args, items, torch_device)
     if args.stage == "specialist":

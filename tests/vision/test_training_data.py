@@ -821,3 +821,41 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
     [spec] = manifest.specialists
     assert spec.sha256 == sha256_of(out / "dice-specialist.onnx") != before
     assert manifest.training["dice-specialist"]["init_sha256"] == before
+
+
+def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_replaces(tmp_path, monkeypatch, capsys):
+    """``tableref train --stage detector --out models``: the new file and its hash go in, the
+    thresholds and passes chosen for reading stay (session 47 lost them once, and a reader
+    without its zoomed pass found half the dice of wide photos)."""
+    import argparse
+    import shutil
+
+    from vision import train, train_detector
+    from vision.manifest import ReaderManifest, sha256_of
+    from vision.reader import DEFAULT_MODEL_DIR
+
+    out = tmp_path / "models"
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md", "HISTORY.md"))
+    before = ReaderManifest.load(out / "dice-reader.json").detector
+    assert before.vouch_floor is not None and before.zoom_out_above is not None  # something to keep
+    scenes = tmp_path / "set"
+    scenes.mkdir()
+    (scenes / "annotations.jsonl").write_text(json.dumps(
+        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "die", "face": "3", "box": [0, 0, 5, 5]}]}) + "\n")
+    best = tmp_path / "best.pt"
+    best.write_bytes(b"weights")
+    monkeypatch.setattr(train, "resolve_device", lambda name: ("cpu", "cpu"))
+    monkeypatch.setattr(train, "hardware", lambda device: {"device": device})
+    monkeypatch.setattr(train_detector, "setup_ultralytics", lambda folder: None)
+    monkeypatch.setattr(train_detector, "write_dataset_view", lambda *a, **k: {"train": 1, "val": 1})
+    monkeypatch.setattr(train_detector, "train_detector", lambda *a: {"best": str(best)})
+    monkeypatch.setattr(train_detector, "export_detector", lambda pt, onnx, imgsz: onnx.write_bytes(b"a new detector"))
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    args = parser.parse_args(["--stage", "detector", "--no-real", "--synth", str(scenes), "--imgsz", str(before.imgsz),
+                              "--out", str(out), "--runs", str(tmp_path / "runs")])
+    assert train.run(args) == 0
+    after = ReaderManifest.load(out / "dice-reader.json").detector
+    assert after.sha256 == sha256_of(out / "dice-detector.onnx") != before.sha256
+    assert dataclasses.replace(after, sha256=before.sha256) == before
+    assert "read-time settings kept from the manifest" in capsys.readouterr().out
