@@ -78,8 +78,8 @@ def _lowres(image: np.ndarray) -> np.ndarray:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _jpeg(image: np.ndarray) -> np.ndarray:
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 25])
+def _jpeg(image: np.ndarray, quality: int = 25) -> np.ndarray:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
@@ -168,7 +168,5 @@ def random_camera(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if look[2] < 0.2:
         out = _phone(out)
     if rng.random() < 0.5:
-        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 96))])
-        assert ok
-        out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        out = _jpeg(out, int(rng.integers(30, 96)))
     return out

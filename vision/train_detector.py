@@ -28,6 +28,7 @@ import numpy as np
 
 from vision.camera_shifts import random_camera
 from vision.datasets import LabelledImage
+from vision.image_io import UnreadableImage, read_image
 
 
 @dataclass(frozen=True)
@@ -125,9 +126,10 @@ def write_dataset_view(
         counts[f"{split}_{plural}"] += len(lines)
         if val or not first or not other_cameras.get(source):
             continue
-        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"cannot read {item.path} to put it through other cameras")
+        try:
+            image = read_image(item.path)
+        except UnreadableImage as exc:
+            raise UnreadableImage(f"cannot put {item.path} through other cameras: {exc}") from None
         for k in range(other_cameras[source]):
             rng = np.random.default_rng([seed, zlib.crc32(name.encode()), k])
             copy = f"{name}__camera{k}"
