@@ -66,6 +66,7 @@ from vision.train_detector import DetectorConfig, is_val
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
 STAGES = ("all", "detector", "classifier", "specialist", "second-opinion")
+DETECTOR_OPTIMIZERS = ("auto", "SGD", "AdamW")
 SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
 
 
@@ -94,6 +95,16 @@ def _copies(text: str) -> int:
     if not text.isdigit() or int(text) > 16:
         raise argparse.ArgumentTypeError(f"{text}: a number of copies, from 0 (off) to 16")
     return int(text)
+
+
+def _learning_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value <= 0.1:
+        raise argparse.ArgumentTypeError(f"{text}: a learning rate, above 0 and at most 0.1")
+    return value
 
 
 def _share_of(what: str) -> Callable[[str], float]:
@@ -203,6 +214,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--init", type=Path, metavar="PT",
                         help="continue a finished detector run from these weights with a new schedule of --epochs")
     parser.add_argument("--cache", action="store_true", help="keep decoded detector images in RAM")
+    parser.add_argument("--det-optimizer", choices=DETECTOR_OPTIMIZERS, default="auto",
+                        help="detector optimizer; auto (the default) lets Ultralytics choose one and its learning "
+                             "rate (AdamW at 0.002 for runs under 10,000 steps), SGD or AdamW train at --det-lr0")
+    parser.add_argument("--det-lr0", type=_learning_rate, metavar="LR",
+                        help="with --det-optimizer SGD or AdamW: the detector's starting learning rate "
+                             "(default 0.003 with --init, else 0.01)")
     parser.add_argument("--average", type=Path, action="append", default=[], metavar="PT",
                         help="with --stage classifier: train nothing, average these classifier checkpoints' "
                              "weights (runs fine-tuned from one checkpoint) and export that; give it 2+ times")
@@ -351,9 +368,12 @@ def run_detector(
     target = target_of(args)
     run_dir = args.runs / ("card-detector" if target.kind == "card" else "detector")
     td.setup_ultralytics(args.runs / "ultralytics-config")
+    lr0 = getattr(args, "det_lr0", None)
     cfg = DetectorConfig(imgsz=args.imgsz, width=args.width, epochs=args.epochs, batch=args.batch, seed=args.seed,
                          workers=args.workers, device=yolo_device, cache=args.cache,
-                         init=str(args.init) if args.init else None)
+                         init=str(args.init) if args.init else None,
+                         optimizer=getattr(args, "det_optimizer", "auto"),
+                         **({} if lr0 is None else {"init_lr0": lr0, "lr0": lr0}))
     resuming = args.resume and (run_dir / "train" / "weights" / "last.pt").is_file()
     counts = None
     if not resuming:
@@ -644,6 +664,14 @@ def run(args: argparse.Namespace) -> int:
     if args.real_cameras and (args.no_real or args.cards or args.stage not in ("all", "detector")):
         print("tableref train: --real-cameras puts the real tray's photos through other cameras for the dice "
               "detector: give --stage detector (or all), without --no-real or --cards", file=sys.stderr)
+        return 2
+    if args.det_lr0 is not None and args.det_optimizer == "auto":
+        print("tableref train: --det-lr0 needs --det-optimizer SGD or AdamW: under auto Ultralytics "
+              "chooses its own learning rate and would ignore it", file=sys.stderr)
+        return 2
+    if (args.det_optimizer != "auto" or args.det_lr0 is not None) and args.stage not in ("all", "detector"):
+        print(f"tableref train: --det-optimizer and --det-lr0 set the detector's training; --stage {args.stage} "
+              "trains no detector", file=sys.stderr)
         return 2
     try:
         items = gather(args)

@@ -44,7 +44,12 @@ class DetectorConfig:
     cache: bool = False
     patience: int = 50
     init: str | None = None  # weights of an earlier (finished) run to continue from, with a new schedule
-    init_lr0: float = 0.003  # a gentler restart than a fresh run's 0.01 so the start is not undone
+    # The learning rate a fine-tune (``init``) asks for. Ultralytics uses it only with a named
+    # ``optimizer``: under "auto" it picks its own, AdamW at 0.002 for runs under 10,000 steps,
+    # which every fine-tune here has been (see models/HISTORY.md, *The optimizer a fine-tune ran*).
+    init_lr0: float = 0.003
+    optimizer: str = "auto"  # or "SGD", "AdamW": then lr0 is what trains
+    lr0: float | None = None  # a fresh run's learning rate with a named optimizer (None: Ultralytics' 0.01)
     # Float32 on a GPU too: Ultralytics' mixed-precision check fetches weights from its hub,
     # which offline fails, and a detector this slim gains little from half precision.
     amp: bool = False
@@ -197,7 +202,12 @@ def train_detector(
             schedule = {"lr0": cfg.init_lr0, "warmup_epochs": 0.3}
         else:
             model = YOLO(str(write_model_yaml(run_dir / "dice-yolov8.yaml", cfg)))
-            schedule = {}
+            schedule = {} if cfg.lr0 is None else {"lr0": cfg.lr0}
+        if cfg.optimizer == "auto":
+            log("detector: optimizer auto: Ultralytics chooses the optimizer and its learning rate "
+                "(AdamW at 0.002 under 10,000 steps); lr0 is not used")
+        else:
+            log(f"detector: {cfg.optimizer} at lr0 {schedule.get('lr0', 0.01)}")
         model.train(
             data=str(data_yaml),
             epochs=cfg.epochs,
@@ -219,6 +229,7 @@ def train_detector(
             fliplr=0.5,
             verbose=False,
             amp=cfg.amp,
+            optimizer=cfg.optimizer,
             **schedule,
         )
     best = weights / "best.pt"

@@ -760,9 +760,54 @@ def test_detector_trains_in_float32_so_no_mixed_precision_check_goes_online(tmp_
         monkeypatch.setitem(sys.modules, name, module)
 
     cfg = DetectorConfig(device="0", init=str(tmp_path / "m.pt"), epochs=2)
-    result = train_detector(cfg, tmp_path / "data.yaml", tmp_path / "run", resume=False, log=lambda _: None)
-    assert calls[0]["amp"] is False and calls[0]["device"] == "0" and calls[0]["lr0"] == cfg.init_lr0
+    lines: list[str] = []
+    result = train_detector(cfg, tmp_path / "data.yaml", tmp_path / "run", resume=False, log=lines.append)
+    assert calls[0]["amp"] is False and calls[0]["device"] == "0"
     assert result["best"].endswith("best.pt")
+    # Under "auto" Ultralytics ignores lr0 for its own choice, and the log must say so.
+    assert calls[0]["optimizer"] == "auto" and any("lr0 is not used" in line for line in lines)
+
+    named = DetectorConfig(init=str(tmp_path / "m.pt"), epochs=2, optimizer="SGD", init_lr0=0.001)
+    lines.clear()
+    train_detector(named, tmp_path / "data.yaml", tmp_path / "run2", resume=False, log=lines.append)
+    assert calls[1]["optimizer"] == "SGD" and calls[1]["lr0"] == 0.001
+    assert "detector: SGD at lr0 0.001" in lines
+    import vision.train_detector as td
+
+    monkeypatch.setattr(td, "write_model_yaml", lambda path, cfg: path)  # the real one reads Ultralytics' own YAML
+    fresh = DetectorConfig(epochs=2, optimizer="AdamW", lr0=0.004)
+    train_detector(fresh, tmp_path / "data.yaml", tmp_path / "run3", resume=False, log=lines.append)
+    assert calls[2]["optimizer"] == "AdamW" and calls[2]["lr0"] == 0.004 and not calls[2]["pretrained"]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--det-lr0", "0.001"], "--det-lr0 needs --det-optimizer SGD or AdamW"),
+    (["--det-optimizer", "SGD", "--stage", "classifier"], "--stage classifier trains no detector"),
+    (["--det-optimizer", "AdamW", "--det-lr0", "0.001", "--stage", "specialist"], "trains no detector"),
+])
+def test_detector_optimizer_options_that_would_do_nothing_are_refused(tmp_path, capsys, argv, says):
+    import argparse
+
+    from vision.train import add_arguments, run
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args([*argv, "--out", str(tmp_path / "out"), "--runs", str(tmp_path / "runs")])
+    assert run(args) == 2
+    assert says in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text", ["0", "-0.01", "0.5", "fast"])
+def test_a_detector_learning_rate_out_of_range_is_refused(text):
+    import argparse
+
+    from vision.train import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--det-optimizer", "SGD", "--det-lr0", text])
 
 
 def test_a_second_opinion_is_refused_for_cards_and_for_other_classes_than_the_classifier(tmp_path, capsys):
