@@ -205,7 +205,7 @@ def train_detector(
             schedule = {} if cfg.lr0 is None else {"lr0": cfg.lr0}
         if cfg.optimizer == "auto":
             log("detector: optimizer auto: Ultralytics chooses the optimizer and its learning rate "
-                "(AdamW at 0.002 under 10,000 steps, else SGD at 0.01); lr0 is not used")
+                "(AdamW at 0.002 under 10,000 steps, else an SGD variant at 0.01); lr0 is not used")
         else:
             log(f"detector: {cfg.optimizer} at lr0 {schedule.get('lr0', 0.01)}")
         model.train(
