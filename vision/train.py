@@ -368,12 +368,10 @@ def run_detector(
     target = target_of(args)
     run_dir = args.runs / ("card-detector" if target.kind == "card" else "detector")
     td.setup_ultralytics(args.runs / "ultralytics-config")
-    lr0 = getattr(args, "det_lr0", None)
     cfg = DetectorConfig(imgsz=args.imgsz, width=args.width, epochs=args.epochs, batch=args.batch, seed=args.seed,
                          workers=args.workers, device=yolo_device, cache=args.cache,
                          init=str(args.init) if args.init else None,
-                         optimizer=getattr(args, "det_optimizer", "auto"),
-                         **({} if lr0 is None else {"init_lr0": lr0, "lr0": lr0}))
+                         optimizer=getattr(args, "det_optimizer", "auto"), lr0=getattr(args, "det_lr0", None))
     resuming = args.resume and (run_dir / "train" / "weights" / "last.pt").is_file()
     counts = None
     if not resuming:

@@ -49,7 +49,7 @@ class DetectorConfig:
     # which every fine-tune here has been (see models/HISTORY.md, *The optimizer a fine-tune ran*).
     init_lr0: float = 0.003
     optimizer: str = "auto"  # or "SGD", "AdamW": then lr0 is what trains
-    lr0: float | None = None  # a fresh run's learning rate with a named optimizer (None: Ultralytics' 0.01)
+    lr0: float | None = None  # with a named optimizer (None: init_lr0 for a fine-tune, Ultralytics' 0.01 fresh)
     # Float32 on a GPU too: Ultralytics' mixed-precision check fetches weights from its hub,
     # which offline fails, and a detector this slim gains little from half precision.
     amp: bool = False
@@ -199,7 +199,7 @@ def train_detector(
         if cfg.init:
             log(f"detector: continuing from {cfg.init} for {cfg.epochs} more epochs")
             model = YOLO(str(cfg.init))
-            schedule = {"lr0": cfg.init_lr0, "warmup_epochs": 0.3}
+            schedule = {"lr0": cfg.init_lr0 if cfg.lr0 is None else cfg.lr0, "warmup_epochs": 0.3}
         else:
             model = YOLO(str(write_model_yaml(run_dir / "dice-yolov8.yaml", cfg)))
             schedule = {} if cfg.lr0 is None else {"lr0": cfg.lr0}
