@@ -107,6 +107,12 @@ def _learning_rate(text: str) -> float:
     return value
 
 
+def _epoch_count(text: str) -> int:
+    if not text.isdigit() or int(text) > 1000:
+        raise argparse.ArgumentTypeError(f"{text}: a number of epochs, from 0 to 1000")
+    return int(text)
+
+
 def _share_of(what: str) -> Callable[[str], float]:
     """An argument type: a share of ``what``, from 0 to 1."""
 
@@ -220,6 +226,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--det-lr0", type=_learning_rate, metavar="LR",
                         help="with --det-optimizer SGD or AdamW: the detector's starting learning rate "
                              "(default 0.003 with --init, else 0.01)")
+    parser.add_argument("--det-close-mosaic", type=_epoch_count, default=10, metavar="N",
+                        help="train the detector's last N epochs without mosaic augmentation (default %(default)s, "
+                             "Ultralytics' own); a fine-tune of N epochs or fewer sees no mosaic, 0 keeps it on")
     parser.add_argument("--average", type=Path, action="append", default=[], metavar="PT",
                         help="with --stage classifier: train nothing, average these classifier checkpoints' "
                              "weights (runs fine-tuned from one checkpoint) and export that; give it 2+ times")
@@ -371,7 +380,8 @@ def run_detector(
     cfg = DetectorConfig(imgsz=args.imgsz, width=args.width, epochs=args.epochs, batch=args.batch, seed=args.seed,
                          workers=args.workers, device=yolo_device, cache=args.cache,
                          init=str(args.init) if args.init else None,
-                         optimizer=getattr(args, "det_optimizer", "auto"), lr0=getattr(args, "det_lr0", None))
+                         optimizer=getattr(args, "det_optimizer", "auto"), lr0=getattr(args, "det_lr0", None),
+                         close_mosaic=getattr(args, "det_close_mosaic", 10))
     resuming = args.resume and (run_dir / "train" / "weights" / "last.pt").is_file()
     counts = None
     if not resuming:
@@ -667,9 +677,10 @@ def run(args: argparse.Namespace) -> int:
         print("tableref train: --det-lr0 needs --det-optimizer SGD or AdamW: under auto Ultralytics "
               "chooses its own learning rate and would ignore it", file=sys.stderr)
         return 2
-    if (args.det_optimizer != "auto" or args.det_lr0 is not None) and args.stage not in ("all", "detector"):
-        print(f"tableref train: --det-optimizer and --det-lr0 set the detector's training; --stage {args.stage} "
-              "trains no detector", file=sys.stderr)
+    detector_options = args.det_optimizer != "auto" or args.det_lr0 is not None or args.det_close_mosaic != 10
+    if detector_options and args.stage not in ("all", "detector"):
+        print(f"tableref train: --det-optimizer, --det-lr0 and --det-close-mosaic set the detector's training; "
+              f"--stage {args.stage} trains no detector", file=sys.stderr)
         return 2
     try:
         items = gather(args)

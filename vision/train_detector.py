@@ -50,6 +50,9 @@ class DetectorConfig:
     init_lr0: float = 0.003
     optimizer: str = "auto"  # or "SGD", "AdamW": then lr0 is what trains
     lr0: float | None = None  # with a named optimizer (None: init_lr0 for a fine-tune, Ultralytics' 0.01 fresh)
+    # Ultralytics stops mosaic augmentation for the last ``close_mosaic`` epochs (its default 10),
+    # so a fine-tune of 10 epochs or fewer never sees a mosaic; 0 keeps it on to the end.
+    close_mosaic: int = 10
     # Float32 on a GPU too: Ultralytics' mixed-precision check fetches weights from its hub,
     # which offline fails, and a detector this slim gains little from half precision.
     amp: bool = False
@@ -208,6 +211,9 @@ def train_detector(
                 "(AdamW at 0.002 under 10,000 steps, else an SGD variant at 0.01); lr0 is not used")
         else:
             log(f"detector: {cfg.optimizer} at lr0 {schedule.get('lr0', 0.01)}")
+        mosaic_epochs = max(0, cfg.epochs - cfg.close_mosaic)
+        log(f"detector: mosaic augmentation in {mosaic_epochs} of {cfg.epochs} epochs"
+            + ("" if mosaic_epochs else " (none: --det-close-mosaic 0 keeps it on)"))
         model.train(
             data=str(data_yaml),
             epochs=cfg.epochs,
@@ -230,6 +236,7 @@ def train_detector(
             verbose=False,
             amp=cfg.amp,
             optimizer=cfg.optimizer,
+            close_mosaic=cfg.close_mosaic,
             **schedule,
         )
     best = weights / "best.pt"

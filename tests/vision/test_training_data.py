@@ -766,6 +766,7 @@ def test_detector_trains_in_float32_so_no_mixed_precision_check_goes_online(tmp_
     assert result["best"].endswith("best.pt")
     # Under "auto" Ultralytics ignores lr0 for its own choice, and the log must say so.
     assert calls[0]["optimizer"] == "auto" and any("lr0 is not used" in line for line in lines)
+    first_lines = list(lines)
 
     named = DetectorConfig(init=str(tmp_path / "m.pt"), epochs=2, optimizer="SGD", init_lr0=0.001)
     lines.clear()
@@ -779,11 +780,21 @@ def test_detector_trains_in_float32_so_no_mixed_precision_check_goes_online(tmp_
     train_detector(fresh, tmp_path / "data.yaml", tmp_path / "run3", resume=False, log=lines.append)
     assert calls[2]["optimizer"] == "AdamW" and calls[2]["lr0"] == 0.004 and not calls[2]["pretrained"]
 
+    # Ultralytics' default turns mosaic off for the last 10 epochs: a 2-epoch fine-tune never
+    # sees one unless asked, and the log says which it got.
+    assert calls[0]["close_mosaic"] == 10
+    assert "detector: mosaic augmentation in 0 of 2 epochs (none: --det-close-mosaic 0 keeps it on)" in first_lines
+    lines.clear()
+    kept_on = DetectorConfig(init=str(tmp_path / "m.pt"), epochs=2, close_mosaic=0)
+    train_detector(kept_on, tmp_path / "data.yaml", tmp_path / "run4", resume=False, log=lines.append)
+    assert calls[3]["close_mosaic"] == 0 and "detector: mosaic augmentation in 2 of 2 epochs" in lines
+
 
 @pytest.mark.parametrize("argv, says", [
     (["--det-lr0", "0.001"], "--det-lr0 needs --det-optimizer SGD or AdamW"),
     (["--det-optimizer", "SGD", "--stage", "classifier"], "--stage classifier trains no detector"),
     (["--det-optimizer", "AdamW", "--det-lr0", "0.001", "--stage", "specialist"], "trains no detector"),
+    (["--det-close-mosaic", "0", "--stage", "classifier"], "--stage classifier trains no detector"),
 ])
 def test_detector_optimizer_options_that_would_do_nothing_are_refused(tmp_path, capsys, argv, says):
     import argparse
@@ -808,6 +819,19 @@ def test_a_detector_learning_rate_out_of_range_is_refused(text):
     add_arguments(parser)
     with pytest.raises(SystemExit):
         parser.parse_args(["--det-optimizer", "SGD", "--det-lr0", text])
+
+
+@pytest.mark.parametrize("text", ["-1", "2.5", "many"])
+def test_a_mosaic_epoch_count_that_is_not_a_count_is_refused(text):
+    import argparse
+
+    from vision.train import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--det-close-mosaic", text])
+    assert parser.parse_args(["--det-close-mosaic", "0"]).det_close_mosaic == 0
 
 
 def test_a_second_opinion_is_refused_for_cards_and_for_other_classes_than_the_classifier(tmp_path, capsys):
