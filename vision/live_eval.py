@@ -30,6 +30,11 @@ reveal). Cards get no closer look, so both lines are the frames' vote.
     tableref eval-live --n 60 --seed 2000 --tables heldout --die-px 22 34 --out runs/live
     tableref eval-live --n 60 --games doubt --card-px 90 130 --card-imgsz 512
     tableref eval-live --n 60 --seed 1000 --camera warm
+    tableref eval-live --n 60 --seed 1000 --models runs/X-models --against runs/live/live-metrics.json
+
+``--against`` compares the run with an earlier one on the same clips, reveal by reveal
+(:mod:`vision.live_compare`): two training seeds of one recipe can play 120 clips 5 apart,
+so the totals alone do not tell two readers apart.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.demo import DEMO_TABLES, GAMES, REVEALS, card_pieces, demo_card_config, demo_scene_config, make_clip
 from vision.detections import Detection, Reading
+from vision.live_compare import LiveCompareError, compare_reveals, load_earlier, report_comparison
 from vision.manifest import ManifestError
 from vision.pipeline import closer_reader, doubt_foreign, look_closer
 from vision.reader import DiceReader, load_reader
@@ -271,7 +277,8 @@ def report(results: Sequence[ClipResult]) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_clip_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say which clips are played and by which reader (shared with eval-verdicts)."""
     parser.add_argument("--n", type=int, default=60, help="reveals to play (default 60, cycling over the games)")
     parser.add_argument("--seed", type=int, default=1000, help="seed of the first reveal; reveal k uses seed + k")
     parser.add_argument("--games", nargs="+", default=list(GAMES), choices=LIVE_GAMES, metavar="GAME",
@@ -296,6 +303,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=None, metavar="DIR", help="write live-metrics.json here")
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_clip_arguments(parser)
+    parser.add_argument("--against", type=Path, default=None, metavar="JSON",
+                        help="an earlier run's live-metrics.json on the same clips (the same --n, --seed, games, "
+                             "tables and sizes): list the reveals whose outcome changed, and how many are right "
+                             "with one reader only")
+
+
 @dataclass(frozen=True, eq=False)
 class Played:
     """The clips of one ``eval-live`` run, and how they were made."""
@@ -308,7 +323,7 @@ class Played:
 
 
 def play_all(args: argparse.Namespace, command: str = "eval-live") -> Played | None:
-    """Play the clips :func:`add_arguments` describes; None (the reason printed) for bad options
+    """Play the clips :func:`add_clip_arguments` describes; None (the reason printed) for bad options
     or a model folder that cannot be loaded."""
     if args.n < 1:
         print(f"tableref {command}: --n must be at least 1", file=sys.stderr)
@@ -356,12 +371,35 @@ def run_config(args: argparse.Namespace, played: Played) -> dict[str, Any]:
             "clip": played.spec.__dict__, "settle": played.settle.__dict__}
 
 
+def _clip_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"n": args.n, "seed": args.seed, "games": args.games, "tables": args.tables, "die_px": args.die_px,
+            "card_px": args.card_px, "camera": args.camera}
+
+
 def run(args: argparse.Namespace) -> int:
+    against = getattr(args, "against", None)
+    earlier = None
+    if against is not None:
+        try:  # before the clips are played: a wrong file should not cost the minutes they take
+            earlier = load_earlier(against, _clip_options(args))
+        except LiveCompareError as exc:
+            print(f"tableref eval-live: {exc}", file=sys.stderr)
+            return 2
     played = play_all(args)
     if played is None:
         return 2
     results = played.results
     print(report(results))
+    comparison = None
+    if earlier is not None:
+        mine = [{"game": r.game, "seed": r.seed, "closer": r.closer.to_json()} for r in results]
+        try:
+            load_earlier(against, run_config(args, played))
+            comparison = compare_reveals(earlier, mine)
+        except LiveCompareError as exc:
+            print(f"tableref eval-live: {exc}", file=sys.stderr)
+            return 2
+        print(report_comparison(comparison, str(against)))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         out = {
@@ -373,6 +411,8 @@ def run(args: argparse.Namespace) -> int:
             "reveals": [{"game": r.game, "seed": r.seed, "vote": r.vote.to_json(), "closer": r.closer.to_json(),
                          "frames_to_settle": r.frames_to_settle, "closer_ms": round(r.closer_ms, 2)} for r in results],
         }
+        if comparison is not None:
+            out["against"] = {"file": str(against), **comparison.to_json()}
         (args.out / "live-metrics.json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
         print(f"wrote {args.out / 'live-metrics.json'}")
     return 0

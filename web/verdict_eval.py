@@ -47,7 +47,7 @@ from referee.game import State
 from referee.log import GameLog
 from referee.replay import rules_for, start
 from vision.detections import Reading
-from vision.live_eval import ClipResult, add_arguments as add_live_arguments, play_all, run_config
+from vision.live_eval import ClipResult, add_clip_arguments as add_live_arguments, play_all, run_config
 
 from web.readings import from_reading, judge_reading
 from web.unsure import canonical, judge_unsure, outcome
