@@ -322,6 +322,16 @@ class Played:
     seconds: float
 
 
+def clip_spec(args: argparse.Namespace) -> ClipSpec:
+    """How the clips' frames are made: the demo's, at ``--size`` and through ``--camera``."""
+    spec = ClipSpec()
+    if args.size is not None:
+        spec = replace(spec, size=(int(args.size[0]), int(args.size[1])))
+    if args.camera is not None:
+        spec = replace(spec, camera=args.camera)
+    return spec
+
+
 def play_all(args: argparse.Namespace, command: str = "eval-live") -> Played | None:
     """Play the clips :func:`add_clip_arguments` describes; None (the reason printed) for bad options
     or a model folder that cannot be loaded."""
@@ -347,11 +357,7 @@ def play_all(args: argparse.Namespace, command: str = "eval-live") -> Played | N
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref {command}: {exc}", file=sys.stderr)
         return None
-    spec, settle = ClipSpec(), SettleConfig()
-    if args.size is not None:
-        spec = replace(spec, size=(int(args.size[0]), int(args.size[1])))
-    if args.camera is not None:
-        spec = replace(spec, camera=args.camera)
+    spec, settle = clip_spec(args), SettleConfig()
     die_px = None if args.die_px is None else (float(args.die_px[0]), float(args.die_px[1]))
     card_px = None if args.card_px is None else (float(args.card_px[0]), float(args.card_px[1]))
     results = []
@@ -366,12 +372,12 @@ def play_all(args: argparse.Namespace, command: str = "eval-live") -> Played | N
 
 def run_config(args: argparse.Namespace, played: Played) -> dict[str, Any]:
     """The options and reader of a run, as its JSON output records them."""
-    return {"n": args.n, "seed": args.seed, "games": args.games, "tables": args.tables, "die_px": args.die_px,
-            "card_px": args.card_px, "card_imgsz": args.card_imgsz, "camera": args.camera,
-            "clip": played.spec.__dict__, "settle": played.settle.__dict__}
+    return {**_clips(args), "card_imgsz": args.card_imgsz, "clip": played.spec.__dict__,
+            "settle": played.settle.__dict__}
 
 
-def _clip_options(args: argparse.Namespace) -> dict[str, Any]:
+def _clips(args: argparse.Namespace) -> dict[str, Any]:
+    """The options that decide which clips are played (what ``--against`` checks)."""
     return {"n": args.n, "seed": args.seed, "games": args.games, "tables": args.tables, "die_px": args.die_px,
             "card_px": args.card_px, "camera": args.camera}
 
@@ -381,7 +387,7 @@ def run(args: argparse.Namespace) -> int:
     earlier = None
     if against is not None:
         try:  # before the clips are played: a wrong file should not cost the minutes they take
-            earlier = load_earlier(against, _clip_options(args))
+            earlier = load_earlier(against, {**_clips(args), "clip": clip_spec(args).__dict__})
         except LiveCompareError as exc:
             print(f"tableref eval-live: {exc}", file=sys.stderr)
             return 2
@@ -390,16 +396,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results = played.results
     print(report(results))
-    comparison = None
+    comparison, status = None, 0
     if earlier is not None:
         mine = [{"game": r.game, "seed": r.seed, "closer": r.closer.to_json()} for r in results]
         try:
-            load_earlier(against, run_config(args, played))
             comparison = compare_reveals(earlier, mine)
-        except LiveCompareError as exc:
+            print(report_comparison(comparison, str(against)))
+        except LiveCompareError as exc:  # an edited file; this run's own numbers are still written
             print(f"tableref eval-live: {exc}", file=sys.stderr)
-            return 2
-        print(report_comparison(comparison, str(against)))
+            status = 2
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         out = {
@@ -415,4 +420,4 @@ def run(args: argparse.Namespace) -> int:
             out["against"] = {"file": str(against), **comparison.to_json()}
         (args.out / "live-metrics.json").write_text(json.dumps(out, indent=2, ensure_ascii=False))
         print(f"wrote {args.out / 'live-metrics.json'}")
-    return 0
+    return status

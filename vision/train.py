@@ -226,7 +226,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--det-lr0", type=_learning_rate, metavar="LR",
                         help="with --det-optimizer SGD or AdamW: the detector's starting learning rate "
                              "(default 0.003 with --init, else 0.01)")
-    parser.add_argument("--det-close-mosaic", type=_epoch_count, default=10, metavar="N",
+    parser.add_argument("--det-close-mosaic", type=_epoch_count, default=DetectorConfig.close_mosaic, metavar="N",
                         help="train the detector's last N epochs without mosaic augmentation (default %(default)s, "
                              "Ultralytics' own); a fine-tune of N epochs or fewer sees no mosaic, 0 keeps it on")
     parser.add_argument("--average", type=Path, action="append", default=[], metavar="PT",
@@ -381,7 +381,7 @@ def run_detector(
                          workers=args.workers, device=yolo_device, cache=args.cache,
                          init=str(args.init) if args.init else None,
                          optimizer=getattr(args, "det_optimizer", "auto"), lr0=getattr(args, "det_lr0", None),
-                         close_mosaic=getattr(args, "det_close_mosaic", 10))
+                         close_mosaic=getattr(args, "det_close_mosaic", DetectorConfig.close_mosaic))
     resuming = args.resume and (run_dir / "train" / "weights" / "last.pt").is_file()
     counts = None
     if not resuming:
@@ -677,7 +677,8 @@ def run(args: argparse.Namespace) -> int:
         print("tableref train: --det-lr0 needs --det-optimizer SGD or AdamW: under auto Ultralytics "
               "chooses its own learning rate and would ignore it", file=sys.stderr)
         return 2
-    detector_options = args.det_optimizer != "auto" or args.det_lr0 is not None or args.det_close_mosaic != 10
+    detector_options = (args.det_optimizer != "auto" or args.det_lr0 is not None
+                        or args.det_close_mosaic != DetectorConfig.close_mosaic)
     if detector_options and args.stage not in ("all", "detector"):
         print(f"tableref train: --det-optimizer, --det-lr0 and --det-close-mosaic set the detector's training; "
               f"--stage {args.stage} trains no detector", file=sys.stderr)

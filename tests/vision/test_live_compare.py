@@ -86,6 +86,23 @@ def test_one_reader_against_itself_changes_no_reveal(tmp_path: Path, capsys: pyt
     against = json.loads((tmp_path / "b" / "live-metrics.json").read_text())["against"]
     assert against["file"] == str(earlier) and against["changed"] == []
     assert against["right_before_only"] == against["right_after_only"] == 0 and against["sign_test_p"] == 1.0
+    # Frames of another size are other clips, refused before any is played.
+    assert main(["eval-live", "--n", "2", "--seed", "7", "--size", "1280", "720", "--against", str(earlier)]) == 2
+    assert "frame size or camera differ" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "dice-reader.json").is_file(), reason="no committed dice models")
+def test_an_edited_earlier_run_is_reported_and_this_runs_numbers_are_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval-live", "--n", "2", "--seed", "7", "--out", str(tmp_path / "a")]) == 0
+    earlier = tmp_path / "a" / "live-metrics.json"
+    doc = json.loads(earlier.read_text())
+    doc["reveals"][1]["seed"] = 99
+    earlier.write_text(json.dumps(doc))
+    assert main(["eval-live", "--n", "2", "--seed", "7", "--against", str(earlier), "--out", str(tmp_path / "b")]) == 2
+    assert "not the same clips" in capsys.readouterr().err
+    written = json.loads((tmp_path / "b" / "live-metrics.json").read_text())
+    assert len(written["reveals"]) == 2 and "against" not in written
 
 
 def test_doctests() -> None:
