@@ -25,11 +25,6 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
-# What must match for two runs to have played the same clips; the reader's own settings
-# (card input size, settling) may differ, since they are what is being compared.
-CLIP_KEYS = ("n", "seed", "games", "tables", "die_px", "card_px", "camera")
-
-
 class LiveCompareError(ValueError):
     """The earlier run cannot be compared with this one: unreadable, or other clips."""
 
@@ -110,20 +105,23 @@ def compare_reveals(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping
 
 
 def load_earlier(path: Path, config: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The reveals of an earlier ``eval-live --out`` run, checked to be the clips ``config`` plays
-    (its frame size and camera too, once ``config`` has ``"clip"``)."""
+    """The reveals of an earlier ``eval-live --out`` run, checked to have the options in ``config``:
+    those that decide the clips (the reader's own settings may differ, being what is compared),
+    and under ``"clip"`` how their frames are made."""
     try:
         earlier = json.loads(path.read_text())
         reveals, their = earlier["reveals"], earlier["config"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LiveCompareError(f"{path}: not a live-metrics.json written by eval-live --out ({exc})") from None
-    for key in CLIP_KEYS:
-        if their.get(key) != config.get(key):
+    for key, value in config.items():
+        if key == "clip":
+            # Through JSON, as the earlier run's was: a tuple there reads back as a list.
+            if their.get(key) != json.loads(json.dumps(value)):
+                raise LiveCompareError(f"{path} played other clips (frame size or camera differ): "
+                                       "give the same options")
+        elif their.get(key) != value:
             raise LiveCompareError(f"{path} played other clips: {key} was {their.get(key)!r}, "
-                                   f"here {config.get(key)!r}; give the same options")
-    # Through JSON, as the earlier run's was: a tuple there reads back as a list.
-    if "clip" in config and their.get("clip") != json.loads(json.dumps(config["clip"])):
-        raise LiveCompareError(f"{path} played other clips (frame size or camera differ): give the same options")
+                                   f"here {value!r}; give the same options")
     return reveals
 
 

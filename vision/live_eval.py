@@ -396,11 +396,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results = played.results
     print(report(results))
+    reveals = [{"game": r.game, "seed": r.seed, "vote": r.vote.to_json(), "closer": r.closer.to_json(),
+                "frames_to_settle": r.frames_to_settle, "closer_ms": round(r.closer_ms, 2)} for r in results]
     comparison, status = None, 0
     if earlier is not None:
-        mine = [{"game": r.game, "seed": r.seed, "closer": r.closer.to_json()} for r in results]
         try:
-            comparison = compare_reveals(earlier, mine)
+            comparison = compare_reveals(earlier, reveals)
             print(report_comparison(comparison, str(against)))
         except LiveCompareError as exc:  # an edited file; this run's own numbers are still written
             print(f"tableref eval-live: {exc}", file=sys.stderr)
@@ -413,8 +414,7 @@ def run(args: argparse.Namespace) -> int:
             "seconds": played.seconds,
             "summary": {w: {g: summarise([r for r in results if g in ("all", r.game)], w) for g in [*args.games, "all"]}
                         for w in ("vote", "closer")},
-            "reveals": [{"game": r.game, "seed": r.seed, "vote": r.vote.to_json(), "closer": r.closer.to_json(),
-                         "frames_to_settle": r.frames_to_settle, "closer_ms": round(r.closer_ms, 2)} for r in results],
+            "reveals": reveals,
         }
         if comparison is not None:
             out["against"] = {"file": str(against), **comparison.to_json()}
