@@ -32,6 +32,10 @@ reveal). Cards get no closer look, so both lines are the frames' vote.
     tableref eval-live --n 60 --seed 1000 --camera warm
     tableref eval-live --n 60 --seed 1000 --models runs/X-models --against runs/live/live-metrics.json
 
+The report ends with the pieces handed to the table unsure, counted by the face in play
+(:func:`unsure_by_face`). ``--out`` writes each reveal's outcome and, per piece in play,
+what the table was handed for it (:func:`piece_records`).
+
 ``--against`` compares the run with an earlier one on the same clips, reveal by reveal
 (:mod:`vision.live_compare`): two training seeds of one recipe can play 120 clips 5 apart,
 so the totals alone do not tell two readers apart.
@@ -127,9 +131,7 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     if settled is None:
         return DiceScore("unsettled", len(truth), 0, 0, 0, 0)
     dice = settled.reading.dice()
-    pairs = greedy_match(
-        np.array([t.box for t in truth], np.float32).reshape(-1, 4), np.array([d.box for d in dice], np.float32).reshape(-1, 4)
-    )
+    pairs = _pair_dice(truth, dice)
     right = uncertain = sure_wrong = 0
     for ti, di in pairs:
         t, d = truth[ti], dice[di]
@@ -143,6 +145,13 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     uncertain += sum(d.uncertain for d in strays)
     outcome = _outcome(len(dice), len(truth), len(pairs), uncertain, sure_wrong)
     return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
+
+
+def _pair_dice(truth: Sequence[Detection], dice: Sequence[Detection]) -> list[tuple[int, int]]:
+    """(index in ``truth``, index in ``dice``) of each die in play and the die read on it."""
+    return greedy_match(
+        np.array([t.box for t in truth], np.float32).reshape(-1, 4), np.array([d.box for d in dice], np.float32).reshape(-1, 4)
+    )
 
 
 def score_cards(settled: SettledReading | None, truth: Sequence[Detection]) -> DiceScore:
@@ -241,6 +250,66 @@ def play_clip(
                       tuple(clip.objects))
 
 
+def _read(d: Detection) -> dict[str, Any]:
+    return {"face": d.face, "colour": d.colour, "score": round(d.score, 3), "uncertain": d.uncertain}
+
+
+def piece_records(result: ClipResult) -> dict[str, Any]:
+    """What the table was handed for each piece in play (after the closer look), and what it
+    was handed that is no piece in play: dice paired by box as :func:`score_reveal` pairs
+    them, cards by face as :func:`score_cards` does. ``px`` is a die's width in the frame.
+    Written to ``live-metrics.json`` so that why a reveal was re-read can be looked up.
+
+    >>> truth = (Detection("die", "ブ", "blue", (0, 0, 30, 30), 1.0), Detection("die", "2", "white", (50, 0, 80, 30), 1.0))
+    >>> read = Reading((Detection("die", "プ", "blue", (1, 0, 31, 30), 0.61, uncertain=True),))
+    >>> rec = piece_records(ClipResult("nine-dice", 1, None, None, 5, 0.0, read, truth))  # type: ignore[arg-type]
+    >>> rec["in_play"][0]["read"]["face"], rec["in_play"][1]["read"], rec["strays"]
+    ('プ', None, [])
+    """
+    if result.reading is None:
+        return {"in_play": [{"face": t.face, "colour": t.colour, "read": None} for t in result.truth], "strays": []}
+    if result.game == "doubt":
+        cards = result.reading.cards()
+        by_face = {c.face: c for c in cards}
+        faces = {t.face for t in result.truth}
+        return {
+            "in_play": [{"face": t.face, "read": _read(by_face[t.face]) if t.face in by_face else None} for t in result.truth],
+            "strays": [_read(c) for c in cards if c.face not in faces],
+        }
+    dice = result.reading.dice()
+    pairs = dict(_pair_dice(result.truth, dice))
+    return {
+        "in_play": [
+            {"face": t.face, "colour": t.colour, "px": round(t.box[2] - t.box[0], 1),
+             "read": _read(dice[pairs[k]]) if k in pairs else None}
+            for k, t in enumerate(result.truth)
+        ],
+        "strays": [{**_read(d), "px": round(d.box[2] - d.box[0], 1)} for k, d in enumerate(dice) if k not in set(pairs.values())],
+    }
+
+
+def unsure_by_face(records: Sequence[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """For each face in play, how many of its pieces were handed to the table unsure, and
+    how many of those were read right all the same (``records``: :func:`piece_records`
+    of each reveal), most unsure first.
+
+    >>> rec = {"in_play": [{"face": "ブ", "read": {"face": "ブ", "uncertain": True}},
+    ...                    {"face": "ブ", "read": {"face": "プ", "uncertain": True}},
+    ...                    {"face": "2", "read": {"face": "2", "uncertain": False}}], "strays": []}
+    >>> unsure_by_face([rec])
+    {'ブ': {'unsure': 2, 'read_right': 1}}
+    """
+    out: dict[str, dict[str, int]] = {}
+    for rec in records:
+        for piece in rec["in_play"]:
+            read = piece["read"]
+            if read is not None and read["uncertain"]:
+                n = out.setdefault(piece["face"], {"unsure": 0, "read_right": 0})
+                n["unsure"] += 1
+                n["read_right"] += read["face"] == piece["face"]
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1]["unsure"], kv[0])))
+
+
 def summarise(results: Sequence[ClipResult], which: str) -> dict[str, Any]:
     """Outcome counts and per-die totals of ``which`` ("vote" or "closer") over ``results``."""
     scores = [getattr(r, which) for r in results]
@@ -274,6 +343,10 @@ def report(results: Sequence[ClipResult]) -> str:
     ms = sorted(r.closer_ms for r in results if r.vote.outcome != "unsettled")
     if ms:
         lines.append(f"closer look: median {ms[len(ms) // 2]:.1f} ms, max {ms[-1]:.1f} ms per settled reveal")
+    unsure = unsure_by_face([piece_records(r) for r in results])
+    if unsure:
+        lines.append("unsure after the closer look, by the face in play (read right all the same): "
+                     + ", ".join(f"{face} {n['unsure']} ({n['read_right']})" for face, n in unsure.items()))
     return "\n".join(lines)
 
 
@@ -397,7 +470,8 @@ def run(args: argparse.Namespace) -> int:
     results = played.results
     print(report(results))
     reveals = [{"game": r.game, "seed": r.seed, "vote": r.vote.to_json(), "closer": r.closer.to_json(),
-                "frames_to_settle": r.frames_to_settle, "closer_ms": round(r.closer_ms, 2)} for r in results]
+                "frames_to_settle": r.frames_to_settle, "closer_ms": round(r.closer_ms, 2), "pieces": piece_records(r)}
+               for r in results]
     comparison, status = None, 0
     if earlier is not None:
         try:
@@ -414,6 +488,7 @@ def run(args: argparse.Namespace) -> int:
             "seconds": played.seconds,
             "summary": {w: {g: summarise([r for r in results if g in ("all", r.game)], w) for g in [*args.games, "all"]}
                         for w in ("vote", "closer")},
+            "unsure_by_face": unsure_by_face([r["pieces"] for r in reveals]),
             "reveals": reveals,
         }
         if comparison is not None:

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from vision.detections import Detection, Reading
-from vision.live_eval import OUTCOMES, ClipResult, DiceScore, score_cards, score_reveal, summarise
+from vision.live_eval import (
+    OUTCOMES, ClipResult, DiceScore, piece_records, report, score_cards, score_reveal, summarise, unsure_by_face,
+)
 from vision.reader import DEFAULT_MODEL_DIR
 from vision.settle import SettledReading
 from web.cli import main
@@ -59,6 +61,40 @@ def test_per_die_counts_and_the_summary() -> None:
     assert sum(vote[k] for k in OUTCOMES) == vote["reveals"]
 
 
+def test_each_die_in_play_is_recorded_with_what_the_table_was_handed() -> None:
+    read = Reading((die(1, "5"), die(41, "プ", "blue", uncertain=True), die(300, "2")))
+    rec = piece_records(ClipResult("nine-dice", 3, None, None, 5, 1.0, read, TRUTH))  # type: ignore[arg-type]
+    assert [p["face"] for p in rec["in_play"]] == ["5", "ブ"] and rec["in_play"][0]["px"] == 20
+    assert rec["in_play"][0]["read"] == {"face": "5", "colour": "white", "score": 0.9, "uncertain": False}
+    assert rec["in_play"][1]["read"]["face"] == "プ" and rec["in_play"][1]["read"]["uncertain"]
+    assert [(s["face"], s["px"]) for s in rec["strays"]] == [("2", 20)]
+    missed = piece_records(ClipResult("nine-dice", 3, None, None, 5, 1.0, Reading((die(41, "ブ", "blue"),)), TRUTH))  # type: ignore[arg-type]
+    assert missed["in_play"][0]["read"] is None and missed["in_play"][1]["read"]["face"] == "ブ"
+    unsettled = piece_records(ClipResult("nine-dice", 3, None, None, None, 0.0, None, TRUTH))  # type: ignore[arg-type]
+    assert [p["read"] for p in unsettled["in_play"]] == [None, None] and unsettled["strays"] == []
+
+
+def test_cards_in_play_are_recorded_by_face() -> None:
+    read = Reading((card(61, "QS"), card(1, "10D", uncertain=True)))
+    rec = piece_records(ClipResult("doubt", 3, None, None, 5, 0.0, read, CARDS))  # type: ignore[arg-type]
+    assert rec["in_play"][0] == {"face": "QS", "read": {"face": "QS", "colour": None, "score": 0.9, "uncertain": False}}
+    assert rec["in_play"][1]["read"] is None and [s["face"] for s in rec["strays"]] == ["10D"]
+
+
+def test_unsure_dice_are_counted_by_the_face_in_play() -> None:
+    def played(*read: Detection) -> ClipResult:
+        vote = score_reveal(settled(*read), TRUTH, True)
+        return ClipResult("nine-dice", 1, vote, vote, 5, 1.0, Reading(read), TRUTH)
+
+    results = [played(die(1, "5"), die(41, "プ", "blue", uncertain=True)),
+               played(die(1, "5", uncertain=True), die(41, "ブ", "blue", uncertain=True)),
+               played(die(1, "5"), die(41, "ブ", "blue"))]
+    counts = unsure_by_face([piece_records(r) for r in results])
+    assert counts == {"ブ": {"unsure": 2, "read_right": 1}, "5": {"unsure": 1, "read_right": 1}}
+    assert "by the face in play (read right all the same): ブ 2 (1), 5 1 (1)" in report(results)
+    assert "by the face in play" not in report(results[2:])
+
+
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "dice-reader.json").is_file(), reason="no committed dice models")
 def test_eval_live_plays_rendered_reveals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval-live", "--n", "3", "--seed", "7", "--out", str(tmp_path)]) == 0
@@ -71,6 +107,12 @@ def test_eval_live_plays_rendered_reveals(tmp_path: Path, capsys: pytest.Capture
         assert total["reveals"] == 3 and sum(total[k] for k in OUTCOMES) == 3
         assert total["dice"] == sum(r[which]["dice"] for r in metrics["reveals"])
     assert metrics["config"]["tables"] == "demo" and metrics["reader"]["vocabulary"] is None
+    for r in metrics["reveals"]:  # every die in play is listed; those read are the ones the closer look found
+        assert len(r["pieces"]["in_play"]) == r["closer"]["dice"]
+        assert sum(p["read"] is not None for p in r["pieces"]["in_play"]) == r["closer"]["found"]
+    unsure = sum(n["unsure"] for n in metrics["unsure_by_face"].values())
+    assert unsure == sum(p["read"] is not None and p["read"]["uncertain"]
+                         for r in metrics["reveals"] for p in r["pieces"]["in_play"])
 
 
 @pytest.mark.parametrize("args", [["--n", "0"], ["--die-px", "30", "10"], ["--size", "64", "48"]])
