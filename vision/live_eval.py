@@ -266,25 +266,28 @@ def piece_records(result: ClipResult) -> dict[str, Any]:
     >>> rec["in_play"][0]["read"]["face"], rec["in_play"][1]["read"], rec["strays"]
     ('プ', None, [])
     """
+    def piece(t: Detection, read: Detection | None) -> dict[str, Any]:
+        where = {} if t.kind == "card" else {"colour": t.colour, "px": round(t.box[2] - t.box[0], 1)}
+        return {"face": t.face, **where, "read": None if read is None else _read(read)}
+
     if result.reading is None:
-        return {"in_play": [{"face": t.face, "colour": t.colour, "read": None} for t in result.truth], "strays": []}
+        return {"in_play": [piece(t, None) for t in result.truth], "strays": []}
     if result.game == "doubt":
         cards = result.reading.cards()
-        by_face = {c.face: c for c in cards}
+        first: dict[str, int] = {}
+        for k, c in enumerate(cards):
+            first.setdefault(c.face, k)  # one deck: a face read twice is one card and a stray
         faces = {t.face for t in result.truth}
         return {
-            "in_play": [{"face": t.face, "read": _read(by_face[t.face]) if t.face in by_face else None} for t in result.truth],
-            "strays": [_read(c) for c in cards if c.face not in faces],
+            "in_play": [piece(t, cards[first[t.face]] if t.face in first else None) for t in result.truth],
+            "strays": [_read(c) for k, c in enumerate(cards) if c.face not in faces or first[c.face] != k],
         }
     dice = result.reading.dice()
     pairs = dict(_pair_dice(result.truth, dice))
+    paired = set(pairs.values())
     return {
-        "in_play": [
-            {"face": t.face, "colour": t.colour, "px": round(t.box[2] - t.box[0], 1),
-             "read": _read(dice[pairs[k]]) if k in pairs else None}
-            for k, t in enumerate(result.truth)
-        ],
-        "strays": [{**_read(d), "px": round(d.box[2] - d.box[0], 1)} for k, d in enumerate(dice) if k not in set(pairs.values())],
+        "in_play": [piece(t, dice[pairs[k]] if k in pairs else None) for k, t in enumerate(result.truth)],
+        "strays": [{**_read(d), "px": round(d.box[2] - d.box[0], 1)} for k, d in enumerate(dice) if k not in paired],
     }
 
 

@@ -72,6 +72,7 @@ def test_each_die_in_play_is_recorded_with_what_the_table_was_handed() -> None:
     assert missed["in_play"][0]["read"] is None and missed["in_play"][1]["read"]["face"] == "ブ"
     unsettled = piece_records(ClipResult("nine-dice", 3, None, None, None, 0.0, None, TRUTH))  # type: ignore[arg-type]
     assert [p["read"] for p in unsettled["in_play"]] == [None, None] and unsettled["strays"] == []
+    assert unsettled["in_play"][1] == {"face": "ブ", "colour": "blue", "px": 20, "read": None}
 
 
 def test_cards_in_play_are_recorded_by_face() -> None:
@@ -79,6 +80,8 @@ def test_cards_in_play_are_recorded_by_face() -> None:
     rec = piece_records(ClipResult("doubt", 3, None, None, 5, 0.0, read, CARDS))  # type: ignore[arg-type]
     assert rec["in_play"][0] == {"face": "QS", "read": {"face": "QS", "colour": None, "score": 0.9, "uncertain": False}}
     assert rec["in_play"][1]["read"] is None and [s["face"] for s in rec["strays"]] == ["10D"]
+    twice = piece_records(ClipResult("doubt", 3, None, None, 5, 0.0, Reading((card(1, "QS"), card(61, "QS"))), CARDS))  # type: ignore[arg-type]
+    assert twice["in_play"][0]["read"]["face"] == "QS" and [s["face"] for s in twice["strays"]] == ["QS"]
 
 
 def test_unsure_dice_are_counted_by_the_face_in_play() -> None:
