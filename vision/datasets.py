@@ -139,6 +139,22 @@ def load_dataset(root: Path, split: str | None = None) -> tuple[LabelledImage, .
     raise DatasetError(f"{root} has neither {ANNOTATIONS} nor an images/ folder")
 
 
+def boxes_of(root: Path) -> str:
+    """Whose boxes a set's labels hold: ``"truth"`` (a rendered set as drawn, or photos), or
+    ``"reader"`` after :func:`vision.reader_boxes.use_reader_boxes` (a set to train a
+    classifier on, not to score a reader or train a detector on).
+
+    >>> boxes_of(Path("/nonexistent"))
+    'truth'
+    """
+    try:
+        meta = json.loads((Path(root) / SYNTH_META).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "truth"
+    boxes = meta.get("boxes") if isinstance(meta, dict) else None
+    return "reader" if isinstance(boxes, dict) and boxes.get("from") == "reader" else "truth"
+
+
 def renderer_of(root: Path) -> int | None:
     """Which renderer drew a ``tableref synth`` set (see ``vision.synth.scene.RENDERER``).
 

@@ -26,7 +26,7 @@ from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.card_reader import merge_corners
 from vision.card_scoring import CardMetrics, LegibilitySplit, score_cards, score_legibility
 from vision.confusion_plot import save_confusion
-from vision.datasets import DatasetError, LabelledImage, load_dataset, renderer_of
+from vision.datasets import DatasetError, LabelledImage, boxes_of, load_dataset, renderer_of
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
@@ -232,6 +232,10 @@ def legibility_report(split: LegibilitySplit) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if boxes_of(args.dataset) == "reader":
+        print(f"tableref eval: {args.dataset} is labelled with a reader's boxes (tableref synth --boxes-from), which "
+              "would score that reader against itself; score a set as rendered", file=sys.stderr)
+        return 2
     try:
         items = load_dataset(args.dataset, args.split)
     except DatasetError as exc:

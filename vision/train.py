@@ -42,7 +42,7 @@ from typing import Any
 
 from vision import legibility, negatives
 from vision.augment import AugmentConfig
-from vision.datasets import DatasetError, LabelledImage, load_dataset, load_yolo, renderer_of
+from vision.datasets import DatasetError, LabelledImage, boxes_of, load_dataset, load_yolo, renderer_of
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import (
     CARD_CLASSIFIER_NAME,
@@ -345,7 +345,8 @@ def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]
     dirs = {"real": str(args.real / "images" / "train") if real_used else None}
     dirs.update({f"synth{i}": str(d) for i, d in enumerate(args.synth)})
     renderers = {f"synth{i}": renderer_of(d) for i, d in enumerate(args.synth)}
-    return {"sources": dirs, "renderers": renderers, "counts": per,
+    reader_boxes = [f"synth{i}" for i, d in enumerate(args.synth) if boxes_of(d) == "reader"]
+    return {"sources": dirs, "renderers": renderers, **({"reader_boxes": reader_boxes} if reader_boxes else {}), "counts": per,
             "real_repeat": max(1, getattr(args, "real_repeat", 1)),
             "real_cameras": getattr(args, "real_cameras", 0) if real_used else 0,
             "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
@@ -682,6 +683,12 @@ def run(args: argparse.Namespace) -> int:
     if detector_options and args.stage not in ("all", "detector"):
         print(f"tableref train: --det-optimizer, --det-lr0 and --det-close-mosaic set the detector's training; "
               f"--stage {args.stage} trains no detector", file=sys.stderr)
+        return 2
+    reader_boxed = [str(d) for d in args.synth if boxes_of(d) == "reader"]
+    if reader_boxed and args.stage in ("all", "detector"):
+        print(f"tableref train: {', '.join(reader_boxed)} holds a reader's boxes, not the true ones, and leaves out "
+              "the dice that reader did not find: train a classifier or specialist on it (--stage classifier or "
+              "specialist), not a detector", file=sys.stderr)
         return 2
     try:
         items = gather(args)

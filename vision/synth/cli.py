@@ -7,6 +7,8 @@
     tableref synth --out data/synth-nine --n 1200 --seed 31 --dice-sets nine  # Nine Dice only
     tableref synth --out data/cards-heldout --n 500 --seed 5 --cards --heldout
     tableref synth --out data/cards-wide --n 2400 --seed 61 --cards --wide-decks  # more fonts and court art
+    tableref synth --out data/reveals-nine --n 3000 --seed 51 --reveals nine-dice --boxes-from models
+                                                    # live reveal stills, labelled with the reader's boxes
 
 See vision/synth/writer.py for the layout written and vision/synth/README.md
 for what the scenes hold.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from vision.synth.card_layout import LAYOUTS, CardOptions
 from vision.synth.card_scene import CardSceneConfig, check_config
@@ -43,6 +46,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--marbled", type=float, default=None, metavar="P",
                         help="share of marbled bodies among pips and Liar's dice that are not translucent "
                              f"(default {MARBLED}; more to train on the dice that read worst)")
+    parser.add_argument("--reveals", metavar="GAMES",
+                        help="comma-separated dice games: render reveal stills of these games (taken in turn) as the live "
+                             "table's webcam sees them, a die's edge 20-46 px at 640 px wide (vision/reveal_stills.py)")
+    parser.add_argument("--boxes-from", type=Path, metavar="MODELS",
+                        help="with --reveals: after rendering, label each die with the box this model folder's reader "
+                             "draws on it (a set to train a classifier or specialist on; eval and detector training refuse it)")
     parser.add_argument("--width", type=int, help="image width (with --height; default: random webcam sizes)")
     parser.add_argument("--height", type=int, help="image height")
     parser.add_argument("--quality", type=int, default=95, help="JPEG quality of the written images")
@@ -76,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
     if marbled is not None and cards:
         print("tableref synth: --marbled needs dice in the scenes (not --cards)", file=sys.stderr)
         return 2
+    reveals_arg, boxes_from = getattr(args, "reveals", None), getattr(args, "boxes_from", None)
+    if boxes_from is not None and not reveals_arg:
+        print("tableref synth: --boxes-from needs --reveals", file=sys.stderr)
+        return 2
+    if reveals_arg:
+        return _reveals(args, reveals_arg, boxes_from)
     families = HELDOUT_FAMILIES if args.heldout else (tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None)
     layouts = tuple(s.strip() for s in layouts_arg.split(",") if s.strip()) if layouts_arg else None
     config: SceneConfig | CardSceneConfig
@@ -98,4 +113,42 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rate = write_dataset(args.out, args.n, args.seed, config, workers=max(1, args.workers), quality=args.quality, progress=not args.quiet)
     print(f"tableref synth: wrote {args.n} images to {args.out} ({rate:.2f} images/s)", file=sys.stderr)
+    return 0
+
+
+def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None) -> int:
+    """``--reveals``: reveal stills (and with ``--boxes-from``, the reader's boxes on them)."""
+    from vision.reveal_stills import RevealConfig
+
+    clash = [flag for flag, given in (("--cards", args.cards), ("--mixed", args.mixed), ("--layouts", args.layouts),
+                                      ("--wide-decks", args.wide_decks), ("--families", args.families),
+                                      ("--dice-sets", args.dice_sets), ("--marbled", args.marbled is not None)) if given]
+    if clash:
+        print(f"tableref synth: --reveals draws the games' own dice on the demo's tables; leave out {', '.join(clash)}",
+              file=sys.stderr)
+        return 2
+    games = tuple(g.strip() for g in reveals_arg.split(",") if g.strip())
+    size = {} if args.width is None else {"width": args.width, "height": args.height}
+    try:
+        config = RevealConfig(games=games, heldout=args.heldout, **size)
+    except ValueError as err:
+        print(f"tableref synth: {err}", file=sys.stderr)
+        return 2
+    reader = None
+    if boxes_from is not None:  # load it first: a bad model folder should fail before minutes of rendering
+        from vision.backends import BackendUnavailable
+        from vision.manifest import ManifestError
+        from vision.reader import load_reader
+
+        try:
+            reader = load_reader(boxes_from, cards=False)
+        except (ManifestError, BackendUnavailable, ValueError) as err:
+            print(f"tableref synth: --boxes-from {boxes_from}: {err}", file=sys.stderr)
+            return 2
+    rate = write_dataset(args.out, args.n, args.seed, config, workers=max(1, args.workers), quality=args.quality, progress=not args.quiet)
+    print(f"tableref synth: wrote {args.n} reveal stills to {args.out} ({rate:.2f} images/s)", file=sys.stderr)
+    if reader is not None and boxes_from is not None:
+        from vision.reader_boxes import use_reader_boxes
+
+        use_reader_boxes(Path(args.out), reader, boxes_from, progress=not args.quiet)
     return 0

@@ -25,7 +25,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Protocol, TextIO
 
 import cv2
 import numpy as np
@@ -47,11 +47,28 @@ CARD_LABEL_RULE = (
 )
 
 
-def dataset_classes(config: SceneConfig | CardSceneConfig) -> tuple[str, ...]:
+class StillSource(Protocol):
+    """Any other dice scenes a set can hold (:class:`vision.reveal_stills.RevealConfig`):
+    image ``index`` drawn from its generator, labelled by the dice label rule."""
+
+    min_visible: float
+
+    @property
+    def families(self) -> tuple[str, ...]: ...
+
+    def render(self, rng: np.random.Generator, index: int) -> RenderedScene: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+Config = SceneConfig | CardSceneConfig | StillSource
+
+
+def dataset_classes(config: Config) -> tuple[str, ...]:
     """The YOLO classes of a dataset rendered with ``config`` (index = class number)."""
     if isinstance(config, CardSceneConfig):
         return ("card",)
-    return ("die", "card") if config.cards is not None else ("die",)
+    return ("die", "card") if isinstance(config, SceneConfig) and config.cards is not None else ("die",)
 
 
 def scene_rng(seed: int, index: int) -> np.random.Generator:
@@ -72,7 +89,7 @@ def yolo_lines(scene: RenderedScene, classes: tuple[str, ...] = ("die",)) -> str
 class _Job:
     out: str
     seed: int
-    config: SceneConfig | CardSceneConfig
+    config: Config
     quality: int
 
 
@@ -90,8 +107,10 @@ def _render_one(index: int) -> tuple[int, str, str]:
     job = _JOB
     if isinstance(job.config, CardSceneConfig):
         scene = render_card_scene(scene_rng(job.seed, index), job.config)
-    else:
+    elif isinstance(job.config, SceneConfig):
         scene = render_scene(scene_rng(job.seed, index), job.config)
+    else:
+        scene = job.config.render(scene_rng(job.seed, index), index)
     name = f"{index:06d}"
     ok, buf = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, job.quality])
     if not ok:
@@ -143,7 +162,7 @@ def write_dataset(
     out: str | Path,
     n: int,
     seed: int,
-    config: SceneConfig | CardSceneConfig = SceneConfig(),
+    config: Config = SceneConfig(),
     workers: int = 1,
     quality: int = 95,
     progress: bool = True,
@@ -154,7 +173,7 @@ def write_dataset(
     (out / "labels").mkdir(parents=True, exist_ok=True)
     job = _Job(str(out), seed, config, quality)
     cards = isinstance(config, CardSceneConfig)
-    families = config.families if isinstance(config, CardSceneConfig) else (config.table_families or TRAIN_FAMILIES)
+    families = (config.table_families or TRAIN_FAMILIES) if isinstance(config, SceneConfig) else config.families
     classes = dataset_classes(config)
     meta = {
         "version": SYNTH_VERSION,

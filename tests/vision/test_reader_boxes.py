@@ -1,0 +1,119 @@
+"""The reader's own boxes on a set of reveal stills (tableref synth --reveals --boxes-from)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.datasets import DatasetError, boxes_of, load_annotations
+from vision.detections import Detection
+from vision.reader import DEFAULT_MODEL_DIR, load_reader
+from vision.reader_boxes import TRUTH, reboxed, use_reader_boxes
+from vision.scoring import greedy_match
+from web.cli import main
+
+
+def die(face: str, box: tuple[float, float, float, float], score: float = 1.0, unsure: bool = False) -> Detection:
+    return Detection("die", face, "white", box, score, unsure)  # type: ignore[arg-type]
+
+
+def test_each_found_die_keeps_its_label_and_takes_the_readers_box() -> None:
+    truth = (die("ブ", (10, 10, 40, 40)), die("ス", (60, 10, 90, 40)), die("ガ", (120, 10, 150, 40)))
+    read = (die("ガ", (118, 12, 149, 41), 0.9), die("プ", (12, 9, 41, 42), 0.4, True),
+            Detection("card", "QS", None, (60, 10, 90, 40), 0.9))  # a card stage's box is no die
+    assert reboxed(truth, read) == (die("ブ", (12.0, 9.0, 41.0, 42.0)), die("ガ", (118.0, 12.0, 149.0, 41.0)))
+
+
+def test_a_box_off_the_die_is_not_taken() -> None:
+    truth = (die("ブ", (10, 10, 40, 40)),)
+    assert reboxed(truth, (die("ブ", (30, 30, 60, 60)),)) == ()
+    assert reboxed(truth, ()) == ()
+
+
+@pytest.fixture(scope="module")
+def stills(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reveals") / "nine"
+    assert main(["synth", "--out", str(out), "--n", "4", "--seed", "5", "--reveals", "nine-dice",
+                 "--boxes-from", str(DEFAULT_MODEL_DIR), "--workers", "1", "--quiet"]) == 0
+    return out
+
+
+def test_synth_labels_reveal_stills_with_the_readers_boxes_and_keeps_the_truth(stills: Path) -> None:
+    meta = json.loads((stills / "meta.json").read_text(encoding="utf-8"))
+    assert meta["config"]["games"] == ["nine-dice"] and meta["boxes"]["from"] == "reader"
+    assert boxes_of(stills) == "reader"
+    truth = load_annotations_from(stills / TRUTH)
+    boxed = load_annotations(stills)
+    assert meta["boxes"]["kept"] == sum(len(i.dice()) for i in boxed) > 30
+    assert meta["boxes"]["kept"] + meta["boxes"]["lost"] == sum(len(t) for t in truth)
+    moved = 0
+    for item, dice in zip(boxed, truth):
+        pairs = greedy_match(_boxes(dice), _boxes(item.dice()))
+        assert len(pairs) == len(item.dice())  # every box kept lies on a labelled die
+        for t, b in pairs:
+            assert dice[t].face == item.dice()[b].face and dice[t].colour == item.dice()[b].colour
+            moved += dice[t].box != item.dice()[b].box
+        label_lines = (stills / "labels" / (item.path.stem + ".txt")).read_text().splitlines()
+        assert len(label_lines) == len(item.dice())
+    assert moved > 0  # the reader's boxes are not the labels
+
+
+def test_a_set_with_the_readers_boxes_is_not_scored_nor_reboxed_again(stills: Path, capsys) -> None:
+    assert main(["eval", str(stills)]) == 2
+    assert "would score that reader against itself" in capsys.readouterr().err
+    with pytest.raises(DatasetError, match="already holds a reader's boxes"):
+        use_reader_boxes(stills, load_reader(DEFAULT_MODEL_DIR, cards=False), DEFAULT_MODEL_DIR, progress=False)
+
+
+def test_a_detector_is_not_trained_on_the_readers_boxes(stills: Path, tmp_path: Path, capsys) -> None:
+    assert main(["train", "--stage", "detector", "--no-real", "--synth", str(stills), "--out", str(tmp_path)]) == 2
+    assert "not a detector" in capsys.readouterr().err
+
+
+def test_the_training_recipe_names_the_sets_with_the_readers_boxes(stills: Path, tmp_path: Path) -> None:
+    from vision.train import add_arguments, gather, recipe
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--stage", "specialist", "--no-real", "--synth", str(stills)])
+    assert recipe(args, gather(args))["reader_boxes"] == ["synth0"]
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--boxes-from", "models"], "--boxes-from needs --reveals"),
+    (["--reveals", "nine-dice", "--cards"], "leave out --cards"),
+    (["--reveals", "nine-dice", "--dice-sets", "nine"], "leave out --dice-sets"),
+    (["--reveals", "doubt"], "no dice reveal for 'doubt'"),
+])
+def test_bad_reveal_options_exit_2_with_the_reason(tmp_path: Path, capsys, argv, match) -> None:
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--quiet", *argv]) == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_bad_model_folder_fails_before_anything_is_rendered(tmp_path: Path, capsys) -> None:
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--quiet", "--reveals", "nine-dice",
+                 "--boxes-from", str(tmp_path / "nowhere")]) == 2
+    assert "--boxes-from" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def _boxes(dice):
+    import numpy as np
+
+    return np.array([d.box for d in dice], np.float32).reshape(-1, 4)
+
+
+def load_annotations_from(path: Path) -> list[tuple[Detection, ...]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [tuple(Detection.from_json(o) for o in r["objects"] if o["kind"] == "die") for r in rows]
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import vision.reader_boxes
+
+    assert doctest.testmod(vision.reader_boxes).failed == 0

@@ -1,0 +1,76 @@
+"""Reveal stills: a game's dice as the live webcam sees them, for training sets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.demo import DEMO_TABLES
+from vision.reveal_stills import DIE_PX_BANDS, RevealConfig
+from vision.synth.errors import BadSceneConfig
+from vision.synth.tables import HELDOUT_FAMILIES
+from vision.synth.writer import dataset_classes
+
+
+def test_games_and_size_bands_are_taken_in_turn() -> None:
+    config = RevealConfig(games=("nine-dice", "pin456"))
+    scenes = [config.render(np.random.default_rng(k), k) for k in range(4)]
+    assert [s.meta["game"] for s in scenes] == ["nine-dice", "pin456", "nine-dice", "pin456"]
+    assert [s.meta["die_px"] for s in scenes] == [list(DIE_PX_BANDS[k % 3]) for k in range(4)]
+    assert len(scenes[0].objects) in (9, 10) and {o.colour for o in scenes[0].objects} <= {"white", "black", "blue", "green"}
+    assert {o.face for o in scenes[1].objects} <= {"1", "4", "5", "6"}
+    for s in scenes:
+        assert s.image.shape == (480, 640, 3) and s.meta["table"]["family"] in DEMO_TABLES
+        assert all(o.kind == "die" and o.score == 1.0 for o in s.objects)
+
+
+def test_a_still_is_drawn_from_its_generator_alone_and_carries_sensor_noise() -> None:
+    config = RevealConfig()
+    a, b = (config.render(np.random.default_rng(7), 2) for _ in range(2))
+    assert np.array_equal(a.image, b.image) and a.objects == b.objects
+    quiet = RevealConfig(noise_sigma=0.0).render(np.random.default_rng(7), 2)
+    assert a.objects == quiet.objects
+    diff = a.image.astype(np.int16) - quiet.image.astype(np.int16)
+    assert 1.5 < float(diff.std()) < 3.5
+
+
+def test_dice_are_smaller_in_the_smaller_band() -> None:
+    config = RevealConfig()
+    widths = {k: np.median([np.median([o.box[2] - o.box[0] for o in config.render(np.random.default_rng(s), k).objects])
+                            for s in range(3)]) for k in (0, 2)}
+    assert widths[0] < widths[2]
+
+
+def test_heldout_stills_use_the_heldout_tables() -> None:
+    scene = RevealConfig(heldout=True).render(np.random.default_rng(1), 0)
+    assert scene.meta["table"]["family"] in HELDOUT_FAMILIES
+    assert RevealConfig(heldout=True).families == HELDOUT_FAMILIES
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"games": ()}, "at least one game"),
+    ({"games": ("doubt",)}, "no dice reveal for 'doubt'"),
+    ({"games": ("yahtzee",)}, "choose from liars-dice, nine-dice, pin456"),
+    ({"die_px_bands": ((30.0, 20.0),)}, "low end first"),
+    ({"width": 100}, "160x120"),
+])
+def test_bad_configs_say_what_is_wrong(kwargs, match) -> None:
+    with pytest.raises(BadSceneConfig, match=match):
+        RevealConfig(**kwargs)
+
+
+def test_a_reveal_set_has_dice_only_and_records_its_config() -> None:
+    config = RevealConfig(games=("liars-dice",), width=1280, height=720)
+    assert dataset_classes(config) == ("die",)
+    out = config.to_json()
+    assert out["games"] == ["liars-dice"] and out["width"] == 1280 and out["die_px_bands"][0] == [20.0, 36.0]
+    scene = config.render(np.random.default_rng(3), 0)
+    assert scene.image.shape == (720, 1280, 3)
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import vision.reveal_stills
+
+    assert doctest.testmod(vision.reveal_stills).failed == 0

@@ -1,0 +1,132 @@
+"""Put the reader's own boxes on a rendered set's dice, to train a classifier on them.
+
+A classifier (or the ブ/プ specialist) is trained on crops cut round the *labelled* box of
+each die, while at read time it is handed crops round the *detector's* box, which sits a
+pixel or two off and is drawn a little larger or smaller. On a 30 px die that moves the
+mark that tells ブ from プ by a tenth of the crop. ``tableref synth ... --boxes-from
+MODELS`` reads every image of the set it has just written with that reader, as the live
+table reads a frame (no card stages; a reveal still with its game's vocabulary), and gives
+each labelled die the box the reader drew on it, paired at IoU 0.5 as ``tableref eval``
+pairs them. A die the reader did not find is left out of the labels (it stays in the
+picture), and the truth is kept in ``annotations-truth.jsonl``.
+
+The set's ``meta.json`` then says ``"boxes": {"from": "reader", ...}``
+(:func:`vision.datasets.boxes_of`): ``tableref eval`` and detector training refuse it.
+
+>>> truth = (Detection("die", "ブ", "blue", (10, 10, 40, 40), 1.0), Detection("die", "ス", "white", (60, 10, 90, 40), 1.0))
+>>> read = (Detection("die", "プ", "blue", (11, 12, 41, 43), 0.7, True),)
+>>> reboxed(truth, read)
+(Detection(kind='die', face='ブ', colour='blue', box=(11.0, 12.0, 41.0, 43.0), score=1.0, uncertain=False),)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.datasets import ANNOTATIONS, SYNTH_META, DatasetError, load_annotations
+from vision.detections import Detection
+from vision.image_io import UnreadableImage, read_image
+from vision.reader import DiceReader
+from vision.scoring import greedy_match
+from vision.synth.scene import RenderedScene
+from vision.synth.writer import Progress, yolo_lines
+from vision.vocabulary import game_vocabulary
+
+TRUTH = "annotations-truth.jsonl"
+SCENES = "scenes.jsonl"
+
+
+@dataclass(frozen=True)
+class ReboxReport:
+    """How many labelled dice got the reader's box, and how many it did not find."""
+
+    images: int
+    kept: int
+    lost: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"images": self.images, "kept": self.kept, "lost": self.lost}
+
+
+def reboxed(truth: Sequence[Detection], read: Sequence[Detection]) -> tuple[Detection, ...]:
+    """Each labelled die the reader found (IoU >= 0.5), with its own face and colour and the
+    reader's box, in label order; dice the reader did not find are left out."""
+    dice = [d for d in read if d.kind == "die"]
+    pairs = greedy_match(np.array([t.box for t in truth], np.float32).reshape(-1, 4),
+                         np.array([d.box for d in dice], np.float32).reshape(-1, 4))
+    box_of = {t: tuple(round(float(v), 2) for v in dice[d].box) for t, d in pairs}
+    return tuple(Detection("die", t.face, t.colour, box_of[i], 1.0)  # type: ignore[arg-type]
+                 for i, t in enumerate(truth) if i in box_of)
+
+
+def _games(folder: Path, n: int) -> list[str | None]:
+    """Each image's game (reveal stills record it in scenes.jsonl), or None."""
+    games: list[str | None] = [None] * n
+    path = folder / SCENES
+    if path.is_file():
+        with open(path, encoding="utf-8") as f:
+            for k, line in enumerate(f):
+                if k < n:
+                    game = json.loads(line).get("game")
+                    games[k] = game if isinstance(game, str) else None
+    return games
+
+
+def _models_hash(model_dir: Path) -> str:
+    manifest = model_dir / "dice-reader.json"
+    return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.is_file() else ""
+
+
+def use_reader_boxes(folder: Path, reader: DiceReader, model_dir: Path, progress: bool = True,
+                     log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> ReboxReport:
+    """Rewrite ``folder``'s labels (``annotations.jsonl``, ``labels/``) with ``reader``'s
+    boxes (see the module doc); ``meta.json`` records the reader and the counts."""
+    folder = Path(folder)
+    meta_path = folder / SYNTH_META
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    if isinstance(meta.get("boxes"), dict):
+        raise DatasetError(f"{folder} already holds a reader's boxes")
+    items = load_annotations(folder)
+    games = _games(folder, len(items))
+    live = reader.without_cards()
+    readers: dict[str | None, DiceReader] = {}
+    truth_lines = (folder / ANNOTATIONS).read_text(encoding="utf-8").splitlines()
+    rows: list[str] = []
+    kept = lost = 0
+    bar = Progress(len(items), label="reader boxes") if progress else None
+    for item, game in zip(items, games):
+        if game not in readers:
+            readers[game] = live.with_vocabulary(game_vocabulary(game)) if game else live
+        try:
+            image = read_image(item.path)
+        except UnreadableImage as exc:
+            raise DatasetError(f"{item.path}: {exc}") from None
+        dice = item.dice()
+        boxed = reboxed(dice, readers[game].read(image).objects)
+        kept += len(boxed)
+        lost += len(dice) - len(boxed)
+        name = item.path.relative_to(folder).as_posix()
+        rows.append(json.dumps({"image": name, "width": item.width, "height": item.height,
+                                "objects": [d.to_json() for d in boxed]}, ensure_ascii=False))
+        label = folder / "labels" / (item.path.stem + ".txt")
+        if label.parent.is_dir():
+            label.write_text(yolo_lines(RenderedScene(image, boxed)), encoding="utf-8")
+        if bar:
+            bar.update()
+    (folder / TRUTH).write_text("\n".join(truth_lines) + "\n", encoding="utf-8")
+    (folder / ANNOTATIONS).write_text("\n".join(rows) + "\n", encoding="utf-8")
+    report = ReboxReport(len(items), kept, lost)
+    boxes: dict[str, Any] = {"from": "reader", "models": str(model_dir), "manifest_sha256": _models_hash(model_dir),
+                             "paired_at_iou": 0.5, "truth": TRUTH, **report.to_json()}
+    meta["boxes"] = boxes
+    meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    log(f"reader boxes: {kept} labelled dice got the reader's box, {lost} it did not find were left out")
+    return report
