@@ -34,6 +34,7 @@ import numpy as np
 from vision.datasets import ANNOTATIONS, SYNTH_META, DatasetError, load_annotations
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
+from vision.manifest import MANIFEST_NAME
 from vision.reader import DiceReader
 from vision.scoring import greedy_match
 from vision.synth.scene import RenderedScene
@@ -81,7 +82,7 @@ def _games(folder: Path, n: int) -> list[str | None]:
 
 
 def _models_hash(model_dir: Path) -> str:
-    manifest = model_dir / "dice-reader.json"
+    manifest = model_dir / MANIFEST_NAME
     return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.is_file() else ""
 
 

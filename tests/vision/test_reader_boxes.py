@@ -86,6 +86,7 @@ def test_the_training_recipe_names_the_sets_with_the_readers_boxes(stills: Path,
     (["--boxes-from", "models"], "--boxes-from needs --reveals"),
     (["--reveals", "nine-dice", "--cards"], "leave out --cards"),
     (["--reveals", "nine-dice", "--dice-sets", "nine"], "leave out --dice-sets"),
+    (["--reveals", "nine-dice", "--marbled", "0"], "leave out --marbled"),
     (["--reveals", "doubt"], "no dice reveal for 'doubt'"),
 ])
 def test_bad_reveal_options_exit_2_with_the_reason(tmp_path: Path, capsys, argv, match) -> None:

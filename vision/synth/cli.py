@@ -120,9 +120,9 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
     """``--reveals``: reveal stills (and with ``--boxes-from``, the reader's boxes on them)."""
     from vision.reveal_stills import RevealConfig
 
-    clash = [flag for flag, given in (("--cards", args.cards), ("--mixed", args.mixed), ("--layouts", args.layouts),
-                                      ("--wide-decks", args.wide_decks), ("--families", args.families),
-                                      ("--dice-sets", args.dice_sets), ("--marbled", args.marbled is not None)) if given]
+    given = {flag: getattr(args, flag[2:].replace("-", "_"), None) for flag in
+             ("--cards", "--mixed", "--layouts", "--wide-decks", "--families", "--dice-sets", "--marbled")}
+    clash = [flag for flag, value in given.items() if value is not None and value is not False]
     if clash:
         print(f"tableref synth: --reveals draws the games' own dice on the demo's tables; leave out {', '.join(clash)}",
               file=sys.stderr)
