@@ -139,6 +139,15 @@ def load_dataset(root: Path, split: str | None = None) -> tuple[LabelledImage, .
     raise DatasetError(f"{root} has neither {ANNOTATIONS} nor an images/ folder")
 
 
+def _synth_meta(root: Path) -> dict:
+    """A ``tableref synth`` set's ``meta.json``, or ``{}`` where there is none to read."""
+    try:
+        meta = json.loads((Path(root) / SYNTH_META).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
 def boxes_of(root: Path) -> str:
     """Whose boxes a set's labels hold: ``"truth"`` (a rendered set as drawn, or photos), or
     ``"reader"`` after :func:`vision.reader_boxes.use_reader_boxes` (a set to train a
@@ -147,11 +156,7 @@ def boxes_of(root: Path) -> str:
     >>> boxes_of(Path("/nonexistent"))
     'truth'
     """
-    try:
-        meta = json.loads((Path(root) / SYNTH_META).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return "truth"
-    boxes = meta.get("boxes") if isinstance(meta, dict) else None
+    boxes = _synth_meta(root).get("boxes")
     return "reader" if isinstance(boxes, dict) and boxes.get("from") == "reader" else "truth"
 
 
@@ -164,12 +169,8 @@ def renderer_of(root: Path) -> int | None:
     >>> renderer_of(Path("/nonexistent")) is None
     True
     """
-    path = Path(root) / SYNTH_META
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or "rng" not in meta:
+    meta = _synth_meta(root)
+    if "rng" not in meta:
         return None
     renderer = meta.get("renderer", 1)
     return renderer if isinstance(renderer, int) else None

@@ -63,7 +63,7 @@ from vision.live_compare import LiveCompareError, compare_reveals, load_earlier,
 from vision.manifest import ManifestError
 from vision.pipeline import closer_reader, doubt_foreign, look_closer
 from vision.reader import DiceReader, load_reader
-from vision.scoring import greedy_match
+from vision.scoring import match_detections
 from vision.settle import SettleConfig, SettledReading, Settler
 from vision.synth.card_scene import render_card_scene
 from vision.synth.scene import render_scene
@@ -131,7 +131,7 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     if settled is None:
         return DiceScore("unsettled", len(truth), 0, 0, 0, 0)
     dice = settled.reading.dice()
-    pairs = _pair_dice(truth, dice)
+    pairs = match_detections(truth, dice)
     right = uncertain = sure_wrong = 0
     for ti, di in pairs:
         t, d = truth[ti], dice[di]
@@ -145,13 +145,6 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     uncertain += sum(d.uncertain for d in strays)
     outcome = _outcome(len(dice), len(truth), len(pairs), uncertain, sure_wrong)
     return DiceScore(outcome, len(truth), len(pairs), right, uncertain, sure_wrong)
-
-
-def _pair_dice(truth: Sequence[Detection], dice: Sequence[Detection]) -> list[tuple[int, int]]:
-    """(index in ``truth``, index in ``dice``) of each die in play and the die read on it."""
-    return greedy_match(
-        np.array([t.box for t in truth], np.float32).reshape(-1, 4), np.array([d.box for d in dice], np.float32).reshape(-1, 4)
-    )
 
 
 def score_cards(settled: SettledReading | None, truth: Sequence[Detection]) -> DiceScore:
@@ -283,7 +276,7 @@ def piece_records(result: ClipResult) -> dict[str, Any]:
             "strays": [_read(c) for k, c in enumerate(cards) if c.face not in faces or first[c.face] != k],
         }
     dice = result.reading.dice()
-    pairs = dict(_pair_dice(result.truth, dice))
+    pairs = dict(match_detections(result.truth, dice))
     paired = set(pairs.values())
     return {
         "in_play": [piece(t, dice[pairs[k]] if k in pairs else None) for k, t in enumerate(result.truth)],

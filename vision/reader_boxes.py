@@ -21,22 +21,20 @@ The set's ``meta.json`` then says ``"boxes": {"from": "reader", ...}``
 
 from __future__ import annotations
 
-import hashlib
 import json
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from vision.datasets import ANNOTATIONS, SYNTH_META, DatasetError, load_annotations
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
-from vision.manifest import MANIFEST_NAME
+from vision.manifest import MANIFEST_NAME, sha256_of
 from vision.reader import DiceReader
-from vision.scoring import greedy_match
+from vision.scoring import match_detections
 from vision.synth.scene import RenderedScene
 from vision.synth.writer import Progress, yolo_lines
 from vision.vocabulary import game_vocabulary
@@ -61,9 +59,7 @@ def reboxed(truth: Sequence[Detection], read: Sequence[Detection]) -> tuple[Dete
     """Each labelled die the reader found (IoU >= 0.5), with its own face and colour and the
     reader's box, in label order; dice the reader did not find are left out."""
     dice = [d for d in read if d.kind == "die"]
-    pairs = greedy_match(np.array([t.box for t in truth], np.float32).reshape(-1, 4),
-                         np.array([d.box for d in dice], np.float32).reshape(-1, 4))
-    box_of = {t: tuple(round(float(v), 2) for v in dice[d].box) for t, d in pairs}
+    box_of = {t: tuple(round(float(v), 2) for v in dice[d].box) for t, d in match_detections(truth, dice)}
     return tuple(Detection("die", t.face, t.colour, box_of[i], 1.0)  # type: ignore[arg-type]
                  for i, t in enumerate(truth) if i in box_of)
 
@@ -81,11 +77,6 @@ def _games(folder: Path, n: int) -> list[str | None]:
     return games
 
 
-def _models_hash(model_dir: Path) -> str:
-    manifest = model_dir / MANIFEST_NAME
-    return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.is_file() else ""
-
-
 def use_reader_boxes(folder: Path, reader: DiceReader, model_dir: Path, progress: bool = True,
                      log: Callable[[str], None] = lambda s: print(s, file=sys.stderr)) -> ReboxReport:
     """Rewrite ``folder``'s labels (``annotations.jsonl``, ``labels/``) with ``reader``'s
@@ -99,7 +90,6 @@ def use_reader_boxes(folder: Path, reader: DiceReader, model_dir: Path, progress
     games = _games(folder, len(items))
     live = reader.without_cards()
     readers: dict[str | None, DiceReader] = {}
-    truth_lines = (folder / ANNOTATIONS).read_text(encoding="utf-8").splitlines()
     rows: list[str] = []
     kept = lost = 0
     bar = Progress(len(items), label="reader boxes") if progress else None
@@ -122,10 +112,10 @@ def use_reader_boxes(folder: Path, reader: DiceReader, model_dir: Path, progress
             label.write_text(yolo_lines(RenderedScene(image, boxed)), encoding="utf-8")
         if bar:
             bar.update()
-    (folder / TRUTH).write_text("\n".join(truth_lines) + "\n", encoding="utf-8")
+    shutil.copyfile(folder / ANNOTATIONS, folder / TRUTH)
     (folder / ANNOTATIONS).write_text("\n".join(rows) + "\n", encoding="utf-8")
     report = ReboxReport(len(items), kept, lost)
-    boxes: dict[str, Any] = {"from": "reader", "models": str(model_dir), "manifest_sha256": _models_hash(model_dir),
+    boxes: dict[str, Any] = {"from": "reader", "models": str(model_dir), "manifest_sha256": sha256_of(model_dir / MANIFEST_NAME),
                              "paired_at_iou": 0.5, "truth": TRUTH, **report.to_json()}
     meta["boxes"] = boxes
     meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -48,6 +48,17 @@ def size_bin(box: Sequence[float], edges: Sequence[float] = SIZE_BINS_PX) -> str
     return size_bins(edges)[bisect_right(edges, max(box[2] - box[0], box[3] - box[1]))]
 
 
+def match_detections(truth: Sequence[Detection], read: Sequence[Detection], iou_threshold: float = 0.5) -> list[tuple[int, int]]:
+    """:func:`greedy_match` on the objects' boxes: ``(index in truth, index in read)`` pairs.
+
+    >>> die = lambda x: Detection("die", "2", None, (x, 0, x + 10, 10), 1.0)
+    >>> match_detections([die(0), die(50)], [die(49), die(200)]), match_detections([], [die(0)])
+    ([(1, 0)], [])
+    """
+    return greedy_match(np.array([t.box for t in truth], np.float32).reshape(-1, 4),
+                        np.array([d.box for d in read], np.float32).reshape(-1, 4), iou_threshold)
+
+
 def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5) -> list[tuple[int, int]]:
     """``(gt_index, pred_index)`` pairs, highest IoU first, each index used at most once.
 

@@ -147,7 +147,7 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
             return 2
     rate = write_dataset(args.out, args.n, args.seed, config, workers=max(1, args.workers), quality=args.quality, progress=not args.quiet)
     print(f"tableref synth: wrote {args.n} reveal stills to {args.out} ({rate:.2f} images/s)", file=sys.stderr)
-    if reader is not None and boxes_from is not None:
+    if reader is not None:
         from vision.reader_boxes import use_reader_boxes
 
         use_reader_boxes(Path(args.out), reader, boxes_from, progress=not args.quiet)
