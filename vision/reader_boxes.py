@@ -10,6 +10,11 @@ each labelled die the box the reader drew on it, paired at IoU 0.5 as ``tableref
 pairs them. A die the reader did not find is left out of the labels (it stays in the
 picture), and the truth is kept in ``annotations-truth.jsonl``.
 
+A set of Doubt stills (``--reveals doubt``) is labelled with corner indices, which the card
+classifier reads from crops of the card detector's boxes. Each labelled index takes the box
+the card detector drew on it in the live frame (at the live input size), before the
+classifier looks: a classifier trained on the set is handed every one of those boxes.
+
 The set's ``meta.json`` then says ``"boxes": {"from": "reader", ...}``
 (:func:`vision.datasets.boxes_of`): ``tableref eval`` and detector training refuse it.
 
@@ -29,11 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from vision.card_reader import CardReader
 from vision.datasets import ANNOTATIONS, SYNTH_META, DatasetError, load_annotations
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import MANIFEST_NAME, sha256_of
 from vision.reader import DiceReader
+from vision.reveal_stills import CARD_GAME
 from vision.scoring import match_detections
 from vision.synth.scene import RenderedScene
 from vision.synth.writer import Progress, yolo_lines
@@ -56,12 +65,23 @@ class ReboxReport:
 
 
 def reboxed(truth: Sequence[Detection], read: Sequence[Detection]) -> tuple[Detection, ...]:
-    """Each labelled die the reader found (IoU >= 0.5), with its own face and colour and the
-    reader's box, in label order; dice the reader did not find are left out."""
-    dice = [d for d in read if d.kind == "die"]
-    box_of = {t: tuple(round(float(v), 2) for v in dice[d].box) for t, d in match_detections(truth, dice)}
-    return tuple(Detection("die", t.face, t.colour, box_of[i], 1.0)  # type: ignore[arg-type]
+    """Each labelled object the reader found (IoU >= 0.5, an object of the same kind), with
+    its own face and colour and the reader's box, in label order; objects the reader did not
+    find are left out."""
+    kinds = {t.kind for t in truth}
+    found = [d for d in read if d.kind in kinds]
+    box_of = {t: tuple(round(float(v), 2) for v in found[d].box) for t, d in match_detections(truth, found)
+              if truth[t].kind == found[d].kind}
+    return tuple(Detection(t.kind, t.face, t.colour, box_of[i], 1.0)  # type: ignore[arg-type]
                  for i, t in enumerate(truth) if i in box_of)
+
+
+def index_boxes(reader: CardReader, image: np.ndarray) -> tuple[Detection, ...]:
+    """The corner-index boxes ``reader``'s detector draws on a live frame, as ``card``
+    objects with no reading (the classifier has not looked at them)."""
+    found = reader.detect(image)
+    return tuple(Detection("card", "?", None, tuple(float(v) for v in box), float(score))  # type: ignore[arg-type]
+                 for box, score in zip(found.boxes, found.scores))
 
 
 def _games(folder: Path, n: int) -> list[str | None]:
@@ -88,28 +108,36 @@ def use_reader_boxes(folder: Path, reader: DiceReader, model_dir: Path, progress
         raise DatasetError(f"{folder} already holds a reader's boxes")
     items = load_annotations(folder)
     games = _games(folder, len(items))
+    cards = CARD_GAME in games
+    if cards and reader.cards is None:
+        raise DatasetError(f"{folder} holds card stills, and {model_dir} has no card reader (card-reader.json)")
     live = reader.without_cards()
     readers: dict[str | None, DiceReader] = {}
     rows: list[str] = []
     kept = lost = 0
     bar = Progress(len(items), label="reader boxes") if progress else None
     for item, game in zip(items, games):
-        if game not in readers:
+        if game not in readers and game != CARD_GAME:
             readers[game] = live.with_vocabulary(game_vocabulary(game)) if game else live
         try:
             image = read_image(item.path)
         except UnreadableImage as exc:
             raise DatasetError(f"{item.path}: {exc}") from None
-        dice = item.dice()
-        boxed = reboxed(dice, readers[game].read(image).objects)
+        if game == CARD_GAME:
+            truth = item.cards()
+            boxed = reboxed(truth, index_boxes(reader.cards, image))  # type: ignore[arg-type]
+        else:
+            truth = item.dice()
+            boxed = reboxed(truth, readers[game].read(image).objects)
         kept += len(boxed)
-        lost += len(dice) - len(boxed)
+        lost += len(truth) - len(boxed)
         name = item.path.relative_to(folder).as_posix()
         rows.append(json.dumps({"image": name, "width": item.width, "height": item.height,
                                 "objects": [d.to_json() for d in boxed]}, ensure_ascii=False))
         label = folder / "labels" / (item.path.stem + ".txt")
         if label.parent.is_dir():
-            label.write_text(yolo_lines(RenderedScene(image, boxed)), encoding="utf-8")
+            label.write_text(yolo_lines(RenderedScene(image, boxed), ("card",) if game == CARD_GAME else ("die",)),
+                             encoding="utf-8")
         if bar:
             bar.update()
     shutil.copyfile(folder / ANNOTATIONS, folder / TRUTH)
@@ -119,5 +147,6 @@ def use_reader_boxes(folder: Path, reader: DiceReader, model_dir: Path, progress
                              "paired_at_iou": 0.5, "truth": TRUTH, **report.to_json()}
     meta["boxes"] = boxes
     meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    log(f"reader boxes: {kept} labelled dice got the reader's box, {lost} it did not find were left out")
+    what = "corner indices" if cards else "dice"
+    log(f"reader boxes: {kept} labelled {what} got the reader's box, {lost} it did not find were left out")
     return report

@@ -687,7 +687,7 @@ def run(args: argparse.Namespace) -> int:
     reader_boxed = [str(d) for d in args.synth if boxes_of(d) == "reader"]
     if reader_boxed and args.stage in ("all", "detector"):
         print(f"tableref train: {', '.join(reader_boxed)} holds a reader's boxes, not the true ones, and leaves out "
-              "the dice that reader did not find: train a classifier or specialist on it (--stage classifier or "
+              "the dice (or card indices) that reader did not find: train a classifier or specialist on it (--stage classifier or "
               "specialist), not a detector", file=sys.stderr)
         return 2
     try:

@@ -87,7 +87,8 @@ def test_the_training_recipe_names_the_sets_with_the_readers_boxes(stills: Path,
     (["--reveals", "nine-dice", "--cards"], "leave out --cards"),
     (["--reveals", "nine-dice", "--dice-sets", "nine"], "leave out --dice-sets"),
     (["--reveals", "nine-dice", "--marbled", "0"], "leave out --marbled"),
-    (["--reveals", "doubt"], "no dice reveal for 'doubt'"),
+    (["--reveals", "doubt,pin456"], "render them apart"),
+    (["--reveals", "yahtzee"], "no reveal for 'yahtzee'"),
 ])
 def test_bad_reveal_options_exit_2_with_the_reason(tmp_path: Path, capsys, argv, match) -> None:
     assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--quiet", *argv]) == 2
@@ -101,15 +102,68 @@ def test_a_bad_model_folder_fails_before_anything_is_rendered(tmp_path: Path, ca
     assert "--boxes-from" in capsys.readouterr().err and not (tmp_path / "x").exists()
 
 
+def card(face: str, box: tuple[float, float, float, float], score: float = 1.0) -> Detection:
+    return Detection("card", face, None, box, score)  # type: ignore[arg-type]
+
+
+def test_a_card_index_takes_an_index_box_and_never_a_dies() -> None:
+    truth = (card("10H", (10, 10, 22, 30)), card("10H", (60, 60, 72, 80)))
+    read = (die("4", (10, 10, 22, 30)), card("?", (61, 59, 73, 81), 0.6))
+    assert reboxed(truth, read) == (card("10H", (61.0, 59.0, 73.0, 81.0)),)
+
+
+@pytest.fixture(scope="module")
+def card_stills(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reveals") / "doubt"
+    assert main(["synth", "--out", str(out), "--n", "6", "--seed", "53", "--reveals", "doubt",
+                 "--boxes-from", str(DEFAULT_MODEL_DIR), "--workers", "1", "--quiet"]) == 0
+    return out
+
+
+def test_doubt_stills_take_the_card_detectors_index_boxes(card_stills: Path) -> None:
+    meta = json.loads((card_stills / "meta.json").read_text(encoding="utf-8"))
+    assert meta["classes"] == ["card"] and meta["config"]["games"] == ["doubt"] and boxes_of(card_stills) == "reader"
+    truth = load_annotations_from(card_stills / TRUTH, "card")
+    boxed = load_annotations(card_stills)
+    assert meta["boxes"]["kept"] == sum(len(i.cards()) for i in boxed) >= 20
+    assert meta["boxes"]["kept"] + meta["boxes"]["lost"] == sum(len(t) for t in truth)
+    moved = 0
+    for item, indices in zip(boxed, truth):
+        assert not item.dice()
+        pairs = greedy_match(_boxes(indices), _boxes(item.cards()))
+        assert len(pairs) == len(item.cards())
+        for t, b in pairs:
+            assert indices[t].face == item.cards()[b].face
+            moved += indices[t].box != item.cards()[b].box
+        lines = (card_stills / "labels" / (item.path.stem + ".txt")).read_text().splitlines()
+        assert len(lines) == len(item.cards()) and all(line.startswith("0 ") for line in lines)
+    assert moved > 0
+
+
+def test_a_card_detector_is_not_trained_on_the_readers_boxes(card_stills: Path, tmp_path: Path, capsys) -> None:
+    assert main(["train", "--cards", "--stage", "detector", "--synth", str(card_stills), "--out", str(tmp_path)]) == 2
+    assert "not a detector" in capsys.readouterr().err
+
+
+def test_doubt_stills_need_a_model_folder_with_a_card_reader(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    dice_only = tmp_path / "models"
+    shutil.copytree(DEFAULT_MODEL_DIR, dice_only, ignore=shutil.ignore_patterns("card-*"))
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--quiet", "--reveals", "doubt",
+                 "--boxes-from", str(dice_only)]) == 2
+    assert "no card reader" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
 def _boxes(dice):
     import numpy as np
 
     return np.array([d.box for d in dice], np.float32).reshape(-1, 4)
 
 
-def load_annotations_from(path: Path) -> list[tuple[Detection, ...]]:
+def load_annotations_from(path: Path, kind: str = "die") -> list[tuple[Detection, ...]]:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    return [tuple(Detection.from_json(o) for o in r["objects"] if o["kind"] == "die") for r in rows]
+    return [tuple(Detection.from_json(o) for o in r["objects"] if o["kind"] == kind) for r in rows]
 
 
 def test_doctests() -> None:

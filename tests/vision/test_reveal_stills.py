@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.demo import DEMO_TABLES
-from vision.reveal_stills import DIE_PX_BANDS, RevealConfig
+from vision.reveal_stills import CARD_PX_BANDS, DIE_PX_BANDS, RevealConfig
 from vision.synth.errors import BadSceneConfig
 from vision.synth.tables import HELDOUT_FAMILIES
 from vision.synth.writer import dataset_classes
@@ -49,9 +49,10 @@ def test_heldout_stills_use_the_heldout_tables() -> None:
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"games": ()}, "at least one game"),
-    ({"games": ("doubt",)}, "no dice reveal for 'doubt'"),
-    ({"games": ("yahtzee",)}, "choose from liars-dice, nine-dice, pin456"),
+    ({"games": ("doubt", "nine-dice")}, "render them apart"),
+    ({"games": ("yahtzee",)}, "no reveal for 'yahtzee': choose from liars-dice, nine-dice, pin456, doubt"),
     ({"die_px_bands": ((30.0, 20.0),)}, "low end first"),
+    ({"card_px_bands": ((10.0, 20.0),)}, "card sizes must be bands of 20 px or more"),
     ({"width": 100}, "160x120"),
 ])
 def test_bad_configs_say_what_is_wrong(kwargs, match) -> None:
@@ -66,6 +67,24 @@ def test_a_reveal_set_has_dice_only_and_records_its_config() -> None:
     assert out["games"] == ["liars-dice"] and out["width"] == 1280 and out["die_px_bands"][0] == [20.0, 36.0]
     scene = config.render(np.random.default_rng(3), 0)
     assert scene.image.shape == (720, 1280, 3)
+
+
+def test_doubt_stills_are_a_card_set_of_its_revealed_cards_in_the_card_bands() -> None:
+    config = RevealConfig(games=("doubt",))
+    assert config.kind == "card" and dataset_classes(config) == ("card",) and config.min_visible == 0.85
+    assert RevealConfig().kind == "die" and RevealConfig().min_visible == 0.6
+    scenes = [config.render(np.random.default_rng(k), k) for k in range(3)]
+    heights = []
+    for k, s in enumerate(scenes):
+        assert s.meta["game"] == "doubt" and s.meta["card_px"] == list(CARD_PX_BANDS[k]) and "die_px" not in s.meta
+        assert s.image.shape == (480, 640, 3) and s.meta["table"]["family"] in DEMO_TABLES
+        faces = {o.face for o in s.objects}
+        assert s.objects and all(o.kind == "card" for o in s.objects) and 1 <= len(faces) <= 3
+        # each revealed card shows its index at two corners, each labelled
+        assert len(s.objects) == 2 * len(faces)
+        heights.append(float(np.median([max(o.box[2] - o.box[0], o.box[3] - o.box[1]) for o in s.objects])))
+    assert heights[0] < heights[2]  # indices grow with the card band
+    assert config.to_json()["card_px_bands"][0] == [60.0, 120.0] and config.to_json()["min_visible"] == 0.85
 
 
 def test_doctests() -> None:

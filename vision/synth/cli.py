@@ -9,6 +9,8 @@
     tableref synth --out data/cards-wide --n 2400 --seed 61 --cards --wide-decks  # more fonts and court art
     tableref synth --out data/reveals-nine --n 3000 --seed 51 --reveals nine-dice --boxes-from models
                                                     # live reveal stills, labelled with the reader's boxes
+    tableref synth --out data/reveals-doubt --n 3000 --seed 53 --reveals doubt --boxes-from models
+                                                    # Doubt's cards, with the card detector's index boxes
 
 See vision/synth/writer.py for the layout written and vision/synth/README.md
 for what the scenes hold.
@@ -47,11 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share of marbled bodies among pips and Liar's dice that are not translucent "
                              f"(default {MARBLED}; more to train on the dice that read worst)")
     parser.add_argument("--reveals", metavar="GAMES",
-                        help="comma-separated dice games: render reveal stills of these games (taken in turn) as the live "
-                             "table's webcam sees them, a die's edge 20-46 px at 640 px wide (vision/reveal_stills.py)")
+                        help="comma-separated games: render reveal stills of these games (taken in turn) as the live "
+                             "table's webcam sees them, a die's edge 20-46 px at 640 px wide; or doubt alone: Doubt's "
+                             "1-3 revealed cards, 60-220 px tall (vision/reveal_stills.py)")
     parser.add_argument("--boxes-from", type=Path, metavar="MODELS",
-                        help="with --reveals: after rendering, label each die with the box this model folder's reader "
-                             "draws on it (a set to train a classifier or specialist on; eval and detector training refuse it)")
+                        help="with --reveals: after rendering, label each die (or card index) with the box this model "
+                             "folder's reader draws on it (a set to train a classifier or specialist on; eval and "
+                             "detector training refuse it)")
     parser.add_argument("--width", type=int, help="image width (with --height; default: random webcam sizes)")
     parser.add_argument("--height", type=int, help="image height")
     parser.add_argument("--quality", type=int, default=95, help="JPEG quality of the written images")
@@ -124,7 +128,7 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
              ("--cards", "--mixed", "--layouts", "--wide-decks", "--families", "--dice-sets", "--marbled")}
     clash = [flag for flag, value in given.items() if value is not None and value is not False]
     if clash:
-        print(f"tableref synth: --reveals draws the games' own dice on the demo's tables; leave out {', '.join(clash)}",
+        print(f"tableref synth: --reveals draws the games' own dice (or cards) on the demo's tables; leave out {', '.join(clash)}",
               file=sys.stderr)
         return 2
     games = tuple(g.strip() for g in reveals_arg.split(",") if g.strip())
@@ -141,7 +145,9 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
         from vision.reader import load_reader
 
         try:
-            reader = load_reader(boxes_from, cards=False)
+            reader = load_reader(boxes_from, cards=config.kind == "card")
+            if config.kind == "card" and reader.cards is None:
+                raise ValueError("it has no card reader (card-reader.json), and Doubt's stills are labelled with corner indices")
         except (ManifestError, BackendUnavailable, ValueError) as err:
             print(f"tableref synth: --boxes-from {boxes_from}: {err}", file=sys.stderr)
             return 2

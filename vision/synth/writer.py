@@ -48,13 +48,18 @@ CARD_LABEL_RULE = (
 
 
 class StillSource(Protocol):
-    """Any other dice scenes a set can hold (:class:`vision.reveal_stills.RevealConfig`):
-    image ``index`` drawn from its generator, labelled by the dice label rule."""
+    """Any other scenes a set can hold (:class:`vision.reveal_stills.RevealConfig`): image
+    ``index`` drawn from its generator, labelled by the label rule of its ``kind`` of object
+    (``"die"`` or ``"card"``)."""
 
-    min_visible: float
+    @property
+    def min_visible(self) -> float: ...
 
     @property
     def families(self) -> tuple[str, ...]: ...
+
+    @property
+    def kind(self) -> str: ...
 
     def render(self, rng: np.random.Generator, index: int) -> RenderedScene: ...
 
@@ -68,7 +73,9 @@ def dataset_classes(config: Config) -> tuple[str, ...]:
     """The YOLO classes of a dataset rendered with ``config`` (index = class number)."""
     if isinstance(config, CardSceneConfig):
         return ("card",)
-    return ("die", "card") if isinstance(config, SceneConfig) and config.cards is not None else ("die",)
+    if isinstance(config, SceneConfig):
+        return ("die", "card") if config.cards is not None else ("die",)
+    return (config.kind,)
 
 
 def scene_rng(seed: int, index: int) -> np.random.Generator:
@@ -172,7 +179,7 @@ def write_dataset(
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     job = _Job(str(out), seed, config, quality)
-    cards = isinstance(config, CardSceneConfig)
+    cards = isinstance(config, CardSceneConfig) or dataset_classes(config) == ("card",)
     families = (config.table_families or TRAIN_FAMILIES) if isinstance(config, SceneConfig) else config.families
     classes = dataset_classes(config)
     meta = {
@@ -182,7 +189,7 @@ def write_dataset(
         "n": n,
         "config": config.to_json(),
         "table_families": list(families),
-        "heldout": any(f in HELDOUT_FAMILIES for f in families) or (cards and config.heldout),  # type: ignore[union-attr]
+        "heldout": any(f in HELDOUT_FAMILIES for f in families) or (isinstance(config, CardSceneConfig) and config.heldout),
         "classes": list(classes),
         "label_rule": CARD_LABEL_RULE if cards else LABEL_RULE,
         "min_visible": config.min_visible,
