@@ -107,8 +107,9 @@ def load_yolo(root: Path, split: str | None = None, classes: tuple[str, ...] = Y
     return tuple(out)
 
 
-def load_annotations(root: Path) -> tuple[LabelledImage, ...]:
-    path = root / ANNOTATIONS
+def load_annotations(root: Path, name: str = ANNOTATIONS) -> tuple[LabelledImage, ...]:
+    """The images and labels a synthetic set's ``annotations.jsonl`` (or ``name``) lists."""
+    path = root / name
     out = []
     with open(path, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
@@ -139,6 +140,9 @@ def load_dataset(root: Path, split: str | None = None) -> tuple[LabelledImage, .
     raise DatasetError(f"{root} has neither {ANNOTATIONS} nor an images/ folder")
 
 
+READER_TRUTH = "annotations-truth.jsonl"  # a reader-boxed set's labels as rendered (vision.reader_boxes)
+
+
 def _synth_meta(root: Path) -> dict:
     """A ``tableref synth`` set's ``meta.json``, or ``{}`` where there is none to read."""
     try:
@@ -158,6 +162,20 @@ def boxes_of(root: Path) -> str:
     """
     boxes = _synth_meta(root).get("boxes")
     return "reader" if isinstance(boxes, dict) and boxes.get("from") == "reader" else "truth"
+
+
+def truth_of(root: Path) -> tuple[LabelledImage, ...] | None:
+    """A set with a reader's boxes (:func:`boxes_of`): its labels as rendered, every object
+    with its true box, including those the reader did not find and the set leaves out; None
+    for any other set.
+
+    >>> truth_of(Path("/nonexistent")) is None
+    True
+    """
+    boxes = _synth_meta(root).get("boxes")
+    if not (isinstance(boxes, dict) and boxes.get("from") == "reader"):
+        return None
+    return load_annotations(Path(root), str(boxes.get("truth", READER_TRUTH)))
 
 
 def renderer_of(root: Path) -> int | None:

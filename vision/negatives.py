@@ -22,7 +22,7 @@ neither an index crop nor a false alarm.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -91,15 +91,20 @@ def mine(
     detect: Callable[[np.ndarray], np.ndarray],
     max_iou: float = DEFAULT_MAX_IOU,
     kind: str = "card",
+    unlabelled: Mapping[Path, Sequence[Sequence[float]]] | None = None,
 ) -> dict[Path, np.ndarray]:
     """Each image's false alarms (image path -> (N, 4) boxes), for the images that have any:
-    boxes that overlap no labelled object of ``kind`` ("card": corner indices, or "die")."""
+    boxes that overlap no labelled object of ``kind`` ("card": corner indices, or "die"),
+    nor any box ``unlabelled`` gives for that image: real objects the labels leave out (in a
+    set with a reader's boxes, those the reader did not find), which are no false alarms."""
     out: dict[Path, np.ndarray] = {}
     for _, item in _unique(images):
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
         if image is None:
             continue  # collect_crops reports unreadable images
-        labelled = np.array([o.box for o in item.objects if o.kind == kind], np.float32)
+        labelled = np.array([o.box for o in item.objects if o.kind == kind], np.float32).reshape(-1, 4)
+        if unlabelled and item.path in unlabelled:
+            labelled = np.concatenate([labelled, np.asarray(unlabelled[item.path], np.float32).reshape(-1, 4)])
         boxes = false_alarms(detect(image), labelled, max_iou)
         if len(boxes):
             out[item.path] = boxes

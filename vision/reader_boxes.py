@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from vision.card_reader import CardReader
-from vision.datasets import ANNOTATIONS, SYNTH_META, DatasetError, load_annotations
+from vision.datasets import ANNOTATIONS, READER_TRUTH, SYNTH_META, DatasetError, load_annotations
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import MANIFEST_NAME, sha256_of
@@ -48,7 +48,7 @@ from vision.synth.scene import RenderedScene
 from vision.synth.writer import Progress, yolo_lines
 from vision.vocabulary import game_vocabulary
 
-TRUTH = "annotations-truth.jsonl"
+TRUTH = READER_TRUTH
 SCENES = "scenes.jsonl"
 
 

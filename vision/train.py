@@ -42,7 +42,7 @@ from typing import Any
 
 from vision import legibility, negatives
 from vision.augment import AugmentConfig
-from vision.datasets import DatasetError, LabelledImage, boxes_of, load_dataset, load_yolo, renderer_of
+from vision.datasets import DatasetError, LabelledImage, boxes_of, load_dataset, load_yolo, renderer_of, truth_of
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import (
     CARD_CLASSIFIER_NAME,
@@ -596,7 +596,10 @@ def mine_negatives(args: argparse.Namespace, items) -> tuple[dict[Path, Any], di
         detect, record = mine_with(args.cls_negatives, args.cls_negatives_conf)
     except ManifestError as exc:
         raise SystemExit(f"tableref train: {exc}") from None
-    mined = negatives.mine([(s, it) for s, it, _ in items], detect, kind=kind)
+    # A set with a reader's boxes leaves out the objects that reader missed, though they
+    # are in the picture; a detector that finds one of them there has found no false alarm.
+    truth = {it.path: [o.box for o in it.objects if o.kind == kind] for d in args.synth for it in (truth_of(d) or ())}
+    mined = negatives.mine([(s, it) for s, it, _ in items], detect, kind=kind, unlabelled=truth)
     if not mined:
         raise SystemExit(f"tableref train: the {kind} detector of {args.cls_negatives} made no false alarms on these "
                          f"images, so there is nothing to teach {NOT_AN_INDEX!r}; leave out --cls-negatives")

@@ -129,6 +129,41 @@ def test_mine_takes_each_image_once_and_the_kind_asked(tmp_path):
     assert negatives.mine([("s", item)], detect)[item.path].tolist() == [[60, 60, 80, 80]]
 
 
+def test_mine_finds_no_false_alarm_on_an_object_the_labels_leave_out(tmp_path):
+    item = card_image(tmp_path, cards=())
+
+    def detect(image: np.ndarray) -> np.ndarray:
+        return np.array([[10, 10, 30, 40], [100, 60, 120, 90]], np.float32)
+
+    assert len(negatives.mine([("s", item)], detect)[item.path]) == 2
+    mined = negatives.mine([("s", item)], detect, unlabelled={item.path: [(11, 10, 31, 40)]})
+    assert mined[item.path].tolist() == [[100, 60, 120, 90]]
+
+
+def test_train_mines_a_reader_boxed_set_against_its_true_labels(tmp_path, monkeypatch):
+    """A set with a reader's boxes leaves out what that reader missed; mining at a lower
+    confidence may find it, and it is no false alarm."""
+    from vision.datasets import load_annotations
+    from vision.train import add_arguments, mine_negatives
+
+    stills = tmp_path / "stills"
+    (stills / "images").mkdir(parents=True)
+    card_image(stills / "images", "0.jpg", cards=())
+    index = {"kind": "card", "face": "10H", "colour": None, "box": [10, 10, 30, 40], "score": 1.0}
+    row = {"image": "images/0.jpg", "width": 160, "height": 120}
+    (stills / "annotations.jsonl").write_text(json.dumps({**row, "objects": []}) + "\n")
+    (stills / "annotations-truth.jsonl").write_text(json.dumps({**row, "objects": [index]}) + "\n")
+    (stills / "meta.json").write_text(json.dumps({"boxes": {"from": "reader", "truth": "annotations-truth.jsonl"}}))
+    found = np.array([[10, 10, 30, 40], [100, 60, 120, 90]], np.float32)
+    monkeypatch.setattr(negatives, "card_detector", lambda folder, conf: ((lambda image: found), {}))
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--cards", "--cls-negatives", str(tmp_path), "--synth", str(stills)])
+    item = load_annotations(stills)[0]
+    mined, record = mine_negatives(args, [("synth0", item, False)])
+    assert mined[item.path].tolist() == [[100, 60, 120, 90]] and record["train"] == 1
+
+
 def test_train_mines_the_dice_detector_for_dice_and_refuses_the_specialist(tmp_path):
     from vision.train import add_arguments, mine_negatives
 
