@@ -38,8 +38,7 @@ from vision.synth.errors import BadSceneConfig
 from vision.synth.scene import RenderedScene, SceneConfig, render_scene
 from vision.synth.tables import HELDOUT_FAMILIES
 
-DICE_GAMES = tuple(g for g in REVEALS if g != "doubt")
-CARD_GAME = "doubt"
+CARD_GAME = "doubt"  # the one game whose reveals are cards
 # A die's edge in px at 640 px wide (its box is wider: the sides show); see vision.demo.
 DIE_PX_BANDS: tuple[tuple[float, float], ...] = ((20.0, 36.0), (26.0, 42.0), (30.0, 46.0))
 # A card's height in px at 640 px wide: eval-live's test clips (--card-px 60 120), a closer
@@ -84,7 +83,7 @@ class RevealConfig:
     @property
     def kind(self) -> str:
         """What the stills' labels are: ``"card"`` (corner indices) for Doubt, else ``"die"``."""
-        return "card" if self.games == (CARD_GAME,) * len(self.games) else "die"
+        return "card" if CARD_GAME in self.games else "die"  # never mixed with dice games (__post_init__)
 
     @property
     def min_visible(self) -> float:
