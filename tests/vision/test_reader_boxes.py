@@ -33,32 +33,45 @@ def test_a_box_off_the_die_is_not_taken() -> None:
     assert reboxed(truth, ()) == ()
 
 
-@pytest.fixture(scope="module")
-def stills(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("reveals") / "nine"
-    assert main(["synth", "--out", str(out), "--n", "4", "--seed", "5", "--reveals", "nine-dice",
+def render_stills(tmp_path_factory, game: str, n: int, seed: int) -> Path:
+    out = tmp_path_factory.mktemp("reveals") / game
+    assert main(["synth", "--out", str(out), "--n", str(n), "--seed", str(seed), "--reveals", game,
                  "--boxes-from", str(DEFAULT_MODEL_DIR), "--workers", "1", "--quiet"]) == 0
     return out
 
 
-def test_synth_labels_reveal_stills_with_the_readers_boxes_and_keeps_the_truth(stills: Path) -> None:
+def check_reader_boxes(stills: Path, kind: str) -> dict:
+    """Every kept label lies on a labelled object of ``kind`` with its face and colour, the
+    counts add up, the YOLO labels match, and the reader's boxes are not the true ones;
+    returns the set's meta."""
     meta = json.loads((stills / "meta.json").read_text(encoding="utf-8"))
-    assert meta["config"]["games"] == ["nine-dice"] and meta["boxes"]["from"] == "reader"
-    assert boxes_of(stills) == "reader"
-    truth = load_annotations_from(stills / TRUTH)
-    boxed = load_annotations(stills)
-    assert meta["boxes"]["kept"] == sum(len(i.dice()) for i in boxed) > 30
+    assert meta["boxes"]["from"] == "reader" and boxes_of(stills) == "reader"
+    truth = load_annotations_from(stills / TRUTH, kind)
+    boxed = [tuple(o for o in item.objects if o.kind == kind) for item in load_annotations(stills)]
+    assert meta["boxes"]["kept"] == sum(len(b) for b in boxed)
     assert meta["boxes"]["kept"] + meta["boxes"]["lost"] == sum(len(t) for t in truth)
     moved = 0
-    for item, dice in zip(boxed, truth):
-        pairs = greedy_match(_boxes(dice), _boxes(item.dice()))
-        assert len(pairs) == len(item.dice())  # every box kept lies on a labelled die
+    for item, objects, labelled in zip(load_annotations(stills), boxed, truth):
+        assert len(objects) == len(item.objects)  # nothing of another kind
+        pairs = greedy_match(_boxes(labelled), _boxes(objects))
+        assert len(pairs) == len(objects)  # every box kept lies on a labelled object
         for t, b in pairs:
-            assert dice[t].face == item.dice()[b].face and dice[t].colour == item.dice()[b].colour
-            moved += dice[t].box != item.dice()[b].box
-        label_lines = (stills / "labels" / (item.path.stem + ".txt")).read_text().splitlines()
-        assert len(label_lines) == len(item.dice())
+            assert labelled[t].face == objects[b].face and labelled[t].colour == objects[b].colour
+            moved += labelled[t].box != objects[b].box
+        lines = (stills / "labels" / (item.path.stem + ".txt")).read_text().splitlines()
+        assert len(lines) == len(objects) and all(line.startswith("0 ") for line in lines)
     assert moved > 0  # the reader's boxes are not the labels
+    return meta
+
+
+@pytest.fixture(scope="module")
+def stills(tmp_path_factory) -> Path:
+    return render_stills(tmp_path_factory, "nine-dice", 4, 5)
+
+
+def test_synth_labels_reveal_stills_with_the_readers_boxes_and_keeps_the_truth(stills: Path) -> None:
+    meta = check_reader_boxes(stills, "die")
+    assert meta["config"]["games"] == ["nine-dice"] and meta["classes"] == ["die"] and meta["boxes"]["kept"] > 30
 
 
 def test_a_set_with_the_readers_boxes_is_not_scored_nor_reboxed_again(stills: Path, capsys) -> None:
@@ -114,30 +127,12 @@ def test_a_card_index_takes_an_index_box_and_never_a_dies() -> None:
 
 @pytest.fixture(scope="module")
 def card_stills(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("reveals") / "doubt"
-    assert main(["synth", "--out", str(out), "--n", "6", "--seed", "53", "--reveals", "doubt",
-                 "--boxes-from", str(DEFAULT_MODEL_DIR), "--workers", "1", "--quiet"]) == 0
-    return out
+    return render_stills(tmp_path_factory, "doubt", 6, 53)
 
 
 def test_doubt_stills_take_the_card_detectors_index_boxes(card_stills: Path) -> None:
-    meta = json.loads((card_stills / "meta.json").read_text(encoding="utf-8"))
-    assert meta["classes"] == ["card"] and meta["config"]["games"] == ["doubt"] and boxes_of(card_stills) == "reader"
-    truth = load_annotations_from(card_stills / TRUTH, "card")
-    boxed = load_annotations(card_stills)
-    assert meta["boxes"]["kept"] == sum(len(i.cards()) for i in boxed) >= 20
-    assert meta["boxes"]["kept"] + meta["boxes"]["lost"] == sum(len(t) for t in truth)
-    moved = 0
-    for item, indices in zip(boxed, truth):
-        assert not item.dice()
-        pairs = greedy_match(_boxes(indices), _boxes(item.cards()))
-        assert len(pairs) == len(item.cards())
-        for t, b in pairs:
-            assert indices[t].face == item.cards()[b].face
-            moved += indices[t].box != item.cards()[b].box
-        lines = (card_stills / "labels" / (item.path.stem + ".txt")).read_text().splitlines()
-        assert len(lines) == len(item.cards()) and all(line.startswith("0 ") for line in lines)
-    assert moved > 0
+    meta = check_reader_boxes(card_stills, "card")
+    assert meta["config"]["games"] == ["doubt"] and meta["classes"] == ["card"] and meta["boxes"]["kept"] >= 20
 
 
 def test_a_card_detector_is_not_trained_on_the_readers_boxes(card_stills: Path, tmp_path: Path, capsys) -> None:
