@@ -152,6 +152,12 @@ def _synth_meta(root: Path) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
+def _reader_boxes(root: Path) -> dict | None:
+    """The ``"boxes"`` record of a set labelled with a reader's boxes, or None."""
+    boxes = _synth_meta(root).get("boxes")
+    return boxes if isinstance(boxes, dict) and boxes.get("from") == "reader" else None
+
+
 def boxes_of(root: Path) -> str:
     """Whose boxes a set's labels hold: ``"truth"`` (a rendered set as drawn, or photos), or
     ``"reader"`` after :func:`vision.reader_boxes.use_reader_boxes` (a set to train a
@@ -160,8 +166,7 @@ def boxes_of(root: Path) -> str:
     >>> boxes_of(Path("/nonexistent"))
     'truth'
     """
-    boxes = _synth_meta(root).get("boxes")
-    return "reader" if isinstance(boxes, dict) and boxes.get("from") == "reader" else "truth"
+    return "truth" if _reader_boxes(root) is None else "reader"
 
 
 def truth_of(root: Path) -> tuple[LabelledImage, ...] | None:
@@ -172,10 +177,8 @@ def truth_of(root: Path) -> tuple[LabelledImage, ...] | None:
     >>> truth_of(Path("/nonexistent")) is None
     True
     """
-    boxes = _synth_meta(root).get("boxes")
-    if not (isinstance(boxes, dict) and boxes.get("from") == "reader"):
-        return None
-    return load_annotations(Path(root), str(boxes.get("truth", READER_TRUTH)))
+    boxes = _reader_boxes(root)
+    return None if boxes is None else load_annotations(Path(root), str(boxes.get("truth", READER_TRUTH)))
 
 
 def renderer_of(root: Path) -> int | None:

@@ -179,9 +179,9 @@ def write_dataset(
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     job = _Job(str(out), seed, config, quality)
-    cards = isinstance(config, CardSceneConfig) or dataset_classes(config) == ("card",)
-    families = (config.table_families or TRAIN_FAMILIES) if isinstance(config, SceneConfig) else config.families
     classes = dataset_classes(config)
+    cards = classes == ("card",)
+    families = (config.table_families or TRAIN_FAMILIES) if isinstance(config, SceneConfig) else config.families
     meta = {
         "version": SYNTH_VERSION,
         "renderer": RENDERER,
