@@ -13,7 +13,9 @@ across at 640 px in ``synth-nine``, 5th to 95th percentile); a reveal still's ar
 challenged play face up in a row, as the demo and ``eval-live --games doubt`` lay them, a card
 60-120, 90-150 or 160-220 px tall at 640 px wide (``eval-live --card-px``; the demo's are
 160-220), taken in turn. Their labels are the cards' corner indices, as in every card set.
-Doubt's stills are a card set, so Doubt is not mixed with the dice games in one set.
+Doubt's stills are a card set, so Doubt is not mixed with the dice games in one set. With
+``wide_decks`` (``--wide-decks``) their decks also draw the extra index fonts and court styles
+of ``tableref synth --cards --wide-decks``, as the demo's own decks never do.
 
 A still's labels are the truth, as for any rendered set, until
 :func:`vision.reader_boxes.use_reader_boxes` puts the reader's own boxes on them.
@@ -60,6 +62,7 @@ class RevealConfig:
     die_px_bands: tuple[tuple[float, float], ...] = DIE_PX_BANDS
     noise_sigma: float = NOISE_SIGMA
     card_px_bands: tuple[tuple[float, float], ...] = CARD_PX_BANDS
+    wide_decks: bool = False  # Doubt only: decks also draw the extra index fonts and court styles
 
     def __post_init__(self) -> None:
         if not self.games:
@@ -73,6 +76,8 @@ class RevealConfig:
             raise BadSceneConfig("die sizes must be bands of 8 px or more, low end first")
         if not self.card_px_bands or any(not 20 <= lo <= hi for lo, hi in self.card_px_bands):
             raise BadSceneConfig("card sizes must be bands of 20 px or more, low end first")
+        if self.wide_decks and CARD_GAME not in self.games:
+            raise BadSceneConfig("wide decks are a card option: they need --reveals doubt")
         if not (160 <= self.width <= 3840 and 120 <= self.height <= 2160):
             raise BadSceneConfig("a reveal still is within 160x120 and 3840x2160")
 
@@ -104,7 +109,8 @@ class RevealConfig:
         specs = REVEALS[game](rng)
         size = (self.width, self.height)
         if game == CARD_GAME:
-            scene = render_card_scene(rng, demo_card_config(specs, size, self.families, px))  # type: ignore[arg-type]
+            config = dataclasses.replace(demo_card_config(specs, size, self.families, px), wide_decks=self.wide_decks)  # type: ignore[arg-type]
+            scene = render_card_scene(rng, config)
         else:
             scene = render_scene(rng, demo_scene_config(specs, size, self.families, px))  # type: ignore[arg-type]
         noise = rng.normal(0.0, self.noise_sigma, scene.image.shape)
@@ -118,5 +124,7 @@ class RevealConfig:
         out["die_px_bands"] = [list(b) for b in self.die_px_bands]
         out["card_px_bands"] = [list(b) for b in self.card_px_bands]
         out["min_visible"] = self.min_visible
+        if not self.wide_decks:
+            del out["wide_decks"]  # as sets written before wide-deck stills record it
         out["layout"] = "reveal stills (vision.reveal_stills)"
         return out

@@ -54,6 +54,7 @@ def test_heldout_stills_use_the_heldout_tables() -> None:
     ({"die_px_bands": ((30.0, 20.0),)}, "low end first"),
     ({"card_px_bands": ((10.0, 20.0),)}, "card sizes must be bands of 20 px or more"),
     ({"width": 100}, "160x120"),
+    ({"games": ("nine-dice",), "wide_decks": True}, "need --reveals doubt"),
 ])
 def test_bad_configs_say_what_is_wrong(kwargs, match) -> None:
     with pytest.raises(BadSceneConfig, match=match):
@@ -85,6 +86,34 @@ def test_doubt_stills_are_a_card_set_of_its_revealed_cards_in_the_card_bands() -
         heights.append(float(np.median([max(o.box[2] - o.box[0], o.box[3] - o.box[1]) for o in s.objects])))
     assert heights[0] < heights[2]  # indices grow with the card band
     assert config.to_json()["card_px_bands"][0] == [60.0, 120.0] and config.to_json()["min_visible"] == 0.85
+
+
+def test_wide_deck_stills_draw_the_extra_designs_and_say_so() -> None:
+    from vision.synth import card_art, card_fonts
+
+    plain, wide = RevealConfig(games=("doubt",)), RevealConfig(games=("doubt",), wide_decks=True)
+    assert "wide_decks" not in plain.to_json() and wide.to_json()["wide_decks"] is True
+    designs = {name: [c.render(np.random.default_rng(s), s).meta["card_deck"]["design"] for s in range(16)]
+               for name, c in (("plain", plain), ("wide", wide))}
+    assert all(d["court_style"] in card_art.TRAIN_COURT_STYLES and d["index_font"] in card_fonts.TRAIN_INDEX_FONTS
+               for d in designs["plain"])
+    extras = set(card_art.EXTRA_COURT_STYLES) | set(card_fonts.EXTRA_INDEX_FONTS)
+    assert any({d["court_style"], d["index_font"]} & extras for d in designs["wide"])
+    assert not any({d["court_style"], d["index_font"]} & (set(card_art.HELDOUT_COURT_STYLES) | set(card_fonts.HELDOUT_INDEX_FONTS))
+                   for d in designs["wide"])
+
+
+def test_cli_wide_deck_stills(tmp_path) -> None:
+    import json
+
+    from web.cli import main
+
+    out = tmp_path / "wide"
+    assert main(["synth", "--out", str(out), "--n", "2", "--seed", "5", "--workers", "1", "--reveals", "doubt",
+                 "--wide-decks", "--quiet"]) == 0
+    config = json.loads((out / "meta.json").read_text())["config"]
+    assert config["wide_decks"] is True and config["games"] == ["doubt"]
+    assert main(["synth", "--out", str(tmp_path / "x"), "--n", "1", "--reveals", "nine-dice", "--wide-decks", "--quiet"]) == 2
 
 
 def test_doctests() -> None:

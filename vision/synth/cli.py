@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--mixed", action="store_true", help="dice and playing cards in the same scenes")
     parser.add_argument("--layouts", help=f"with --cards or --mixed: comma-separated card layouts (default: {','.join(LAYOUTS)})")
     parser.add_argument("--wide-decks", action="store_true",
-                        help="with --cards or --mixed: training decks also draw the extra index fonts and court styles "
+                        help="with --cards, --mixed or --reveals doubt: training decks also draw the extra index fonts and court styles "
                              "(not with --heldout; without it a seed renders as before they existed)")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
     parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
         print("tableref synth: --layouts needs --cards or --mixed", file=sys.stderr)
         return 2
     wide = getattr(args, "wide_decks", False)
-    if wide and not (cards or mixed):
-        print("tableref synth: --wide-decks needs --cards or --mixed", file=sys.stderr)
+    if wide and not (cards or mixed or getattr(args, "reveals", None)):
+        print("tableref synth: --wide-decks needs --cards, --mixed or --reveals doubt", file=sys.stderr)
         return 2
     sets_arg = getattr(args, "dice_sets", None)
     if sets_arg and cards:
@@ -125,7 +125,7 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
     from vision.reveal_stills import RevealConfig
 
     given = {flag: getattr(args, flag[2:].replace("-", "_"), None) for flag in
-             ("--cards", "--mixed", "--layouts", "--wide-decks", "--families", "--dice-sets", "--marbled")}
+             ("--cards", "--mixed", "--layouts", "--families", "--dice-sets", "--marbled")}
     clash = [flag for flag, value in given.items() if value is not None and value is not False]
     if clash:
         print(f"tableref synth: --reveals draws the games' own dice (or cards) on the demo's tables; leave out {', '.join(clash)}",
@@ -134,7 +134,7 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
     games = tuple(g.strip() for g in reveals_arg.split(",") if g.strip())
     size = {} if args.width is None else {"width": args.width, "height": args.height}
     try:
-        config = RevealConfig(games=games, heldout=args.heldout, **size)
+        config = RevealConfig(games=games, heldout=args.heldout, wide_decks=bool(getattr(args, "wide_decks", False)), **size)
     except ValueError as err:
         print(f"tableref synth: {err}", file=sys.stderr)
         return 2
