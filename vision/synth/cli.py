@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--layouts", help=f"with --cards or --mixed: comma-separated card layouts (default: {','.join(LAYOUTS)})")
     parser.add_argument("--wide-decks", action="store_true",
                         help="with --cards, --mixed or --reveals doubt: training decks also draw the extra index fonts and court styles "
-                             "(not with --heldout; without it a seed renders as before they existed)")
+                             "(with --cards or --mixed not with --heldout, whose decks are the held-out designs; "
+                             "without it a seed renders as before they existed)")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
     parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
     parser.add_argument("--marbled", type=float, default=None, metavar="P",
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         print("tableref synth: --boxes-from needs --reveals", file=sys.stderr)
         return 2
     if reveals_arg:
-        return _reveals(args, reveals_arg, boxes_from)
+        return _reveals(args, reveals_arg, boxes_from, wide)
     families = HELDOUT_FAMILIES if args.heldout else (tuple(f.strip() for f in args.families.split(",") if f.strip()) if args.families else None)
     layouts = tuple(s.strip() for s in layouts_arg.split(",") if s.strip()) if layouts_arg else None
     config: SceneConfig | CardSceneConfig
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None) -> int:
+def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None, wide_decks: bool = False) -> int:
     """``--reveals``: reveal stills (and with ``--boxes-from``, the reader's boxes on them)."""
     from vision.reveal_stills import RevealConfig
 
@@ -134,7 +135,7 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
     games = tuple(g.strip() for g in reveals_arg.split(",") if g.strip())
     size = {} if args.width is None else {"width": args.width, "height": args.height}
     try:
-        config = RevealConfig(games=games, heldout=args.heldout, wide_decks=bool(getattr(args, "wide_decks", False)), **size)
+        config = RevealConfig(games=games, heldout=args.heldout, wide_decks=wide_decks, **size)
     except ValueError as err:
         print(f"tableref synth: {err}", file=sys.stderr)
         return 2
