@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from vision.demo import DEMO_TABLES
 from vision.reveal_stills import CARD_PX_BANDS, DIE_PX_BANDS, RevealConfig
+from vision.synth import card_art, card_fonts
 from vision.synth.errors import BadSceneConfig
 from vision.synth.tables import HELDOUT_FAMILIES
 from vision.synth.writer import dataset_classes
+from web.cli import main
 
 
 def test_games_and_size_bands_are_taken_in_turn() -> None:
@@ -89,8 +94,6 @@ def test_doubt_stills_are_a_card_set_of_its_revealed_cards_in_the_card_bands() -
 
 
 def test_wide_deck_stills_draw_the_extra_designs_and_say_so() -> None:
-    from vision.synth import card_art, card_fonts
-
     plain, wide = RevealConfig(games=("doubt",)), RevealConfig(games=("doubt",), wide_decks=True)
     assert "wide_decks" not in plain.to_json() and wide.to_json()["wide_decks"] is True
     designs = {name: [c.render(np.random.default_rng(s), s).meta["card_deck"]["design"] for s in range(16)]
@@ -103,11 +106,7 @@ def test_wide_deck_stills_draw_the_extra_designs_and_say_so() -> None:
                    for d in designs["wide"])
 
 
-def test_cli_wide_deck_stills(tmp_path) -> None:
-    import json
-
-    from web.cli import main
-
+def test_cli_wide_deck_stills(tmp_path: Path) -> None:
     out = tmp_path / "wide"
     assert main(["synth", "--out", str(out), "--n", "2", "--seed", "5", "--workers", "1", "--reveals", "doubt",
                  "--wide-decks", "--quiet"]) == 0

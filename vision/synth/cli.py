@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None, wide_decks: bool = False) -> int:
+def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None, wide_decks: bool) -> int:
     """``--reveals``: reveal stills (and with ``--boxes-from``, the reader's boxes on them)."""
     from vision.reveal_stills import RevealConfig
 
