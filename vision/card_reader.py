@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -59,6 +59,22 @@ NO_INDEX_DROP = 0.5
 # Two corners of one card lie a card's diagonal apart: about 6 index heights on poker and
 # bridge cards. Farther than this many index sides, they cannot be the same card.
 MAX_CORNER_SPAN = 10.0
+
+
+@dataclass(frozen=True)
+class CornerReadings:
+    """The corner indices read in a frame, left to right, and the rank (:data:`CARD_RANKS`)
+    and suit (:data:`CARD_SUITS`) probabilities of each, row for row: what
+    :meth:`CardReader.merge` makes cards of."""
+
+    indices: tuple[Detection, ...]
+    rank_p: np.ndarray
+    suit_p: np.ndarray
+
+    def without(self, drop: np.ndarray) -> CornerReadings:
+        """These readings but the indices where ``drop`` is true."""
+        keep = np.flatnonzero(~np.asarray(drop, bool))
+        return CornerReadings(tuple(self.indices[k] for k in keep), self.rank_p[keep], self.suit_p[keep])
 
 
 class CardReader:
@@ -220,39 +236,50 @@ class CardReader:
 
         A ``photo`` may be looked at again zoomed out or in (:meth:`detect`).
         """
+        corners = self.read_corners(image, photo)
+        return corners.indices, self.merge(corners, image)
+
+    def read_corners(self, image: np.ndarray, photo: bool = False) -> CornerReadings:
+        """The corner indices of a BGR frame one by one, with the probabilities
+        :meth:`merge` joins a card's corners by (the first half of :meth:`read`)."""
         found = self.detect(image, photo)
         rank_p, suit_p = self.classify(image, found.boxes)
         rows, indices = self._label_rows(found.boxes, rank_p, suit_p, found.scores)
+        return CornerReadings(indices, rank_p[rows, : len(CARD_RANKS)], suit_p[rows])
+
+    def merge(self, corners: CornerReadings, image: np.ndarray | None = None) -> tuple[Detection, ...]:
+        """The cards ``corners`` make, one object per card (the second half of :meth:`read`)."""
+        indices = corners.indices
         cards = []
         for group in group_corners(indices, image=image):
             if len(group) == 1:
                 cards.append(indices[group[0]])
                 continue
-            ranks = np.log(np.clip(rank_p[[rows[k] for k in group], : len(CARD_RANKS)], 1e-9, None)).sum(axis=0)
-            suits = np.log(np.clip(suit_p[[rows[k] for k in group]], 1e-9, None)).sum(axis=0)
+            ranks = np.log(np.clip(corners.rank_p[group], 1e-9, None)).sum(axis=0)
+            suits = np.log(np.clip(corners.suit_p[group], 1e-9, None)).sum(axis=0)
             ranks, suits = np.exp(ranks - ranks.max()), np.exp(suits - suits.max())
             ranks, suits = ranks / ranks.sum(), suits / suits.sum()
             r, s = int(ranks.argmax()), int(suits.argmax())
             score = float(ranks[r] * suits[s])
-            corners = [indices[k] for k in group]
+            views = [indices[k] for k in group]
             # Sure only when a corner was sure of itself: on validation renders, cards whose
             # corners were each unsure were wrong 1 time in 9 even at a joint 0.99 (the two
             # views share the blur and the light), so their score stays their best corner's.
-            if not any(not c.uncertain for c in corners):
-                score = min(score, max(c.score for c in corners))
+            if not any(not c.uncertain for c in views):
+                score = min(score, max(c.score for c in views))
             # Corners that read different suits leave the suit open, whatever their product:
             # at 640x480 (4 px suits) the surer corner was the wrong one in both wrong
             # validation reveals, a club read as a spade (see the model card, session 22).
-            suits_differ = len({c.face[-1] for c in corners}) > 1
+            suits_differ = len({c.face[-1] for c in views}) > 1
             face = CARD_RANKS[r] + CARD_SUITS[s]
-            uncertain = score < self.threshold or all(c.uncertain for c in corners) or suits_differ
+            uncertain = score < self.threshold or all(c.uncertain for c in views) or suits_differ
             # What an unsure card may show: the two views' joint reading, and each corner's own.
             joint = card_alternatives(ranks, suits) if uncertain else ()
             cards.append(Detection(
-                kind="card", face=face, colour=None, box=_union(corners), score=min(1.0, score), uncertain=uncertain,
-                alternatives=unsure_faces([face, *joint, *(c.face for c in corners)], corners) if joint else (),
+                kind="card", face=face, colour=None, box=_union(views), score=min(1.0, score), uncertain=uncertain,
+                alternatives=unsure_faces([face, *joint, *(c.face for c in views)], views) if joint else (),
             ))
-        return indices, _one_deck(cards)
+        return _one_deck(cards)
 
     def read_indices(self, image: np.ndarray) -> tuple[Detection, ...]:
         """Every corner index in a BGR frame, each with its own reading (not merged)."""

@@ -37,7 +37,7 @@ import numpy as np
 from vision.alternatives import face_alternatives
 from vision.backends import Model, default_threads, load_model
 from vision.boxes import area, intersection_matrix
-from vision.card_reader import CardReader
+from vision.card_reader import CardReader, CornerReadings
 from vision.detections import NOT_AN_INDEX, Detection, Reading
 from vision.manifest import (
     CARD_MANIFEST_NAME,
@@ -54,6 +54,7 @@ from vision.stages import (
     detect_at_scale,
     detect_mirrored,
     holds_a_card_index,
+    holds_a_die,
     pieces_and_clusters,
     prepare_detector,
     Look,
@@ -463,7 +464,8 @@ class DiceReader:
     def read(self, image_bgr: np.ndarray) -> Reading:
         """Every die in the frame, left to right, with face, colour, box and confidence; then
         every playing card (one object per card, its corner indices merged) when a card model
-        is loaded.
+        is loaded. An index whose box holds a die read sure is a cluster of dice, not an
+        index, and is left out (:func:`~vision.stages.holds_a_die`).
 
         A frame whose manifest says ``mirror`` is also detected mirrored, and a die only
         that pass finds is kept when it is read sure (:meth:`detect_mirrored`).
@@ -480,10 +482,12 @@ class DiceReader:
         paused = time.perf_counter()
         self.prepare(*image.shape[:2])
         start += time.perf_counter() - paused
+        corners: CornerReadings | None = None
         indices: tuple[Detection, ...] = ()
         cards: tuple[Detection, ...] = ()
         if self.cards is not None:
-            indices, cards = self.cards.read(image, photo=self.reads_photos)
+            corners = self.cards.read_corners(image, photo=self.reads_photos)
+            indices, cards = corners.indices, self.cards.merge(corners, image)
         found = self.detect(image, (*indices, *cards))
         extra = self.detect_mirrored(image, found, (*indices, *cards))
         crowd = np.concatenate([found.boxes, extra.boxes])
@@ -499,6 +503,11 @@ class DiceReader:
             more = [d for d in self.label_dice(extra.boxes, face_p[n:], colour_p[n:], extra.scores, crowd)
                     if not d.uncertain]
             dice = tuple(sorted((*dice, *more), key=lambda d: d.box[0] + d.box[2]))
+        if corners is not None and self.cards is not None and indices:
+            on_dice = holds_a_die(np.array([i.box for i in indices], np.float64), dice)
+            if on_dice.any():
+                corners = corners.without(on_dice)
+                indices, cards = corners.indices, self.cards.merge(corners, image)
         objects = [*dice, *cards]
         ms = (time.perf_counter() - start) * 1000.0
         return Reading(objects=tuple(objects), width=int(image.shape[1]), height=int(image.shape[0]), ms=ms), indices

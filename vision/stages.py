@@ -238,6 +238,33 @@ def holds_a_card_index(boxes: np.ndarray, cards: Sequence[Detection], smaller: f
     return held[:, sure].any(axis=1) | (held[:, ~sure].sum(axis=1) >= 2)
 
 
+DIE_IN_AN_INDEX = 0.8
+"""The share of a sure die's box inside a corner-index box that makes that index no index
+(see :func:`holds_a_die`)."""
+
+
+def holds_a_die(index_boxes: np.ndarray, dice: Sequence[Detection], held: float = DIE_IN_AN_INDEX) -> np.ndarray:
+    """Which ``index_boxes`` (corner indices the card reader found) hold ``held`` or more of
+    the box of a die among ``dice`` read sure.
+
+    Such a box is no corner index but a cluster of dice: two or three dice in a row look like
+    a rank over its suit to the card detector, which never saw a die in training (a quarter of
+    the real tray's photos showed such an "index", read unsure). A real index cannot hold a
+    whole die: one lying on it hides it. An unsure die may be a suit glyph the dice
+    detector took for a die, so it does not count.
+
+    >>> die = Detection(kind="die", face="4", colour="red", box=(10, 10, 30, 30), score=0.95)
+    >>> boxes = np.array([[5, 5, 40, 60], [25, 5, 60, 60]], np.float32)
+    >>> holds_a_die(boxes, [die]).tolist(), holds_a_die(boxes, [replace(die, uncertain=True)]).tolist()
+    ([True, False], [False, False])
+    """
+    sure = np.array([d.box for d in dice if d.kind == "die" and not d.uncertain], np.float64).reshape(-1, 4)
+    if not len(index_boxes) or not len(sure):
+        return np.zeros(len(index_boxes), bool)
+    inside = intersection_matrix(np.asarray(index_boxes, np.float64), sure)
+    return (inside >= held * area(sure)[None]).any(axis=1)
+
+
 PIECE_HELD = 0.8
 """The share of a box's area inside a larger one that makes it part of what that box shows."""
 PIECE_SMALLER = 0.6

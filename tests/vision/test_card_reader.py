@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from dataclasses import replace
 
 import numpy as np
@@ -55,6 +56,33 @@ def test_a_reader_with_cards_lists_dice_then_merged_cards():
     assert len(indices) == 4
     assert reader.read(frame()).objects == reading.objects
     assert reader.info["cards"]["threshold"] == 0.6
+
+
+class _DiceClusterDetector(tc.FakeCardDetector):
+    """The tiny card detector, taking also two of the tiny reader's dice for corner indices:
+    the sure green 2 (read as a sure 7S, the real 7S's twin) and the grey die of unsure face."""
+
+    ON_DICE = ((295, 190, 335, 250), (195, 290, 241, 350))
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        rows = [tiny._to_input(b) + [0.9] for b in self.ON_DICE]
+        return [np.concatenate([tc.detector_output(), np.array(rows, np.float32).T[None]], axis=2)]
+
+
+def test_an_index_that_holds_a_die_read_sure_is_no_index():
+    cards = CardReader(tc.manifest(), _DiceClusterDetector(), tc.FakeCardClassifier())
+    alone, _ = cards.read(frame())
+    assert [(i.face, i.uncertain) for i in alone if i.box == pytest.approx(_DiceClusterDetector.ON_DICE[0], abs=0.6)] \
+        == [("7S", False)]
+    (joined,) = [c for c in cards.read(frame())[1] if c.face == "7S"]
+    assert joined.box[2] > 300  # taken for the real 7S's far corner
+    reader = DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier(), cards=cards)
+    reading, indices = reader.read_detailed(frame())
+    assert len(indices) == 5  # the four indices and the one on the unsure die
+    assert not any(i.box == pytest.approx(_DiceClusterDetector.ON_DICE[0], abs=0.6) for i in indices)
+    (seven,) = [c for c in reading.cards() if c.face == "7S"]
+    assert seven.box[2] < 295 and not seven.uncertain  # the index on the unsure die may still be its corner
+    assert reading.dice() == DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier()).read(frame()).objects
 
 
 def test_card_threshold_override():
@@ -536,7 +564,7 @@ class _LargeIndexDetector:
     only up to about 64 px at its input; notes each call's input shape."""
 
     backend, version = "numpy", "test"
-    BOX = (100.0, 100.0, 190.0, 250.0)
+    BOX = (400.0, 100.0, 490.0, 250.0)  # clear of the tiny reader's dice (a card index holds none)
 
     def __init__(self) -> None:
         self.shapes: list[tuple[int, ...]] = []
@@ -697,3 +725,22 @@ def test_a_card_seen_twice_lists_no_alternatives():
     other = Detection("card", "2C", None, (400, 0, 410, 20), 0.6, True, alternatives=("2C", "2S"))
     cards = _one_deck([unsure, far, other])
     assert [(c.face, c.alternatives) for c in cards] == [("AS", ()), ("2C", ("2C", "2S")), ("AS", ())]
+
+
+TRAY_PHOTO = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dice-tray" / "images" / "train" / "IMG_20191208_112342.jpg"
+
+
+@pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
+@pytest.mark.skipif(not TRAY_PHOTO.is_file(), reason="no real dice tray photos beside the repository")
+def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
+    """A real photo of 22 dice and no card, where the card detector takes six clusters of two
+    to four dice for corner indices (read unsure, as 8C, 9D, 8H...)."""
+    import cv2
+
+    reader = load_reader(cards=True).with_look(SECOND_LOOK)
+    photo = cv2.imread(str(TRAY_PHOTO))
+    corners = reader.cards.read_corners(photo, photo=True)
+    assert len(corners.indices) >= 4
+    reading, indices = reader.read_detailed(photo)
+    assert reading.cards() == () and indices == ()
+    assert len(reading.dice()) >= 20
