@@ -89,12 +89,21 @@ def made_folder(folder: Path, command: str, option: str) -> bool:
 
 
 def summary(name: str, reading: Reading) -> str:
-    """Readable block for one image: face counts first, then one line per die."""
+    """Readable block for one image: face counts first, then one line per die and card.
+
+    >>> from vision.detections import Detection
+    >>> die = Detection("die", "5", "red", (0, 0, 9, 9), 0.95)
+    >>> card = Detection("card", "QD", None, (20, 0, 29, 15), 0.7, uncertain=True)
+    >>> print(summary("a.jpg", Reading((die, card), 640, 480, 3.0)))
+    a.jpg: 640x480, 3.0 ms, 1 die - 1 x 5; 1 card - QD? (1 uncertain)
+          5  red     score 0.95  box [0,0,9,9]
+         QD  card    score 0.70  box [20,0,29,15]  ? uncertain
+    """
     dice = reading.dice()
     counts = Counter(d.face for d in dice)
     order = sorted(counts, key=lambda f: (DIE_FACES.index(f) if f in DIE_FACES else len(DIE_FACES), f))
     unsure = sum(d.uncertain for d in dice)
-    head = f"{name}: {reading.width}x{reading.height}, {reading.ms:.1f} ms, {len(dice)} dice"
+    head = f"{name}: {reading.width}x{reading.height}, {reading.ms:.1f} ms, {len(dice)} {'die' if len(dice) == 1 else 'dice'}"
     if dice:
         head += " - " + ", ".join(f"{counts[f]} x {f}" for f in order)
     if unsure:
@@ -102,7 +111,7 @@ def summary(name: str, reading: Reading) -> str:
     cards = reading.cards()
     if cards:
         unsure_cards = sum(c.uncertain for c in cards)
-        head += f"; {len(cards)} cards - " + ", ".join(c.face + ("?" if c.uncertain else "") for c in cards)
+        head += f"; {len(cards)} {'card' if len(cards) == 1 else 'cards'} - " + ", ".join(c.face + ("?" if c.uncertain else "") for c in cards)
         if unsure_cards:
             head += f" ({unsure_cards} uncertain)"
     lines = [head]
