@@ -219,6 +219,20 @@ def card_report(name: str, cm: CardMetrics, imgsz: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def stray_cards_line(name: str, stray: dict[str, int]) -> str:
+    """The report's line for the cards read on a set that labels none, said even when none
+    was read (silence would not tell that they were looked for).
+
+    >>> stray_cards_line("tray", {"read": 3, "read_surely": 1})
+    'cards in tray: none labelled, 3 read (false detections; 1 read surely)'
+    >>> stray_cards_line("tray", {"read": 0, "read_surely": 0})
+    'cards in tray: none labelled, none read'
+    """
+    if not stray["read"]:
+        return f"cards in {name}: none labelled, none read"
+    return f"cards in {name}: none labelled, {stray['read']} read (false detections; {stray['read_surely']} read surely)"
+
+
 def legibility_report(split: LegibilitySplit) -> str:
     g, b = split.legible, split.illegible
     return "\n".join([
@@ -305,9 +319,8 @@ def run(args: argparse.Namespace) -> int:
         print(card_report(name, card_metrics, None if reader.cards is None else reader.cards.imgsz))
         if legibility is not None:
             print(legibility_report(legibility))
-    elif stray_cards and stray_cards["read"]:
-        print(f"cards in {name}: none labelled, {stray_cards['read']} read "
-              f"(false detections; {stray_cards['read_surely']} read surely)")
+    elif stray_cards is not None:
+        print(stray_cards_line(name, stray_cards))
     elif has_cards:
         print(f"tableref eval: {name} has playing cards but no card model is loaded (models/card-reader.json); cards not scored")
     if times and not dice_report:
