@@ -248,10 +248,10 @@ def holds_a_die(index_boxes: np.ndarray, dice: Sequence[Detection], held: float 
     the box of a die among ``dice`` read sure.
 
     Such a box is no corner index but a cluster of dice: two or three dice in a row look like
-    a rank over its suit to the card detector, which never saw a die in training (a quarter of
-    the real tray's photos showed such an "index", read unsure). A real index cannot hold a
-    whole die: one lying on it hides it. An unsure die may be a suit glyph the dice
-    detector took for a die, so it does not count.
+    a rank over its suit to the card detector, which saw dice only as rendered (over a third of
+    the real dice tray's photos, read as photos, showed such an "index"). A real index cannot
+    hold a whole die: one lying on it hides it. An unsure die may be an index's glyph that the
+    dice detector took for a die, so it does not count.
 
     >>> die = Detection(kind="die", face="4", colour="red", box=(10, 10, 30, 30), score=0.95)
     >>> boxes = np.array([[5, 5, 40, 60], [25, 5, 60, 60]], np.float32)

@@ -10,7 +10,7 @@ import pytest
 from tests.vision import tiny_reader as tiny
 from dataclasses import replace
 
-from vision.detections import DIE_FACES
+from vision.detections import DIE_FACES, Detection
 from vision.manifest import SPECIALIST_NAME, ClassifierSpec, DetectorSpec, ManifestError, ReaderManifest
 from vision.reader import DiceReader
 from vision.stages import (
@@ -603,3 +603,31 @@ def test_a_vouch_floor_is_a_score_under_the_detectors_floor_and_kept_in_the_mani
     for bad in (0.0, 0.25, 0.3):
         with pytest.raises(ManifestError, match="vouch_floor must be a score above 0 and under conf_threshold"):
             DetectorSpec(conf_threshold=0.25, vouch_floor=bad)
+
+
+def test_an_index_holds_a_die_only_when_the_die_is_sure_and_four_fifths_inside() -> None:
+    from vision.stages import holds_a_die
+
+    die = Detection(kind="die", face="3", colour="white", box=(100, 100, 130, 130), score=0.9)
+    index = np.array([[90, 90, 140, 170]], np.float32)
+    assert holds_a_die(index, [die]).tolist() == [True]
+    assert holds_a_die(index, [replace(die, box=(100, 70, 130, 100))]).tolist() == [False]  # beside it, touching
+    assert holds_a_die(index, [replace(die, box=(100, 84, 130, 114))]).tolist() == [True]  # 24 of its 30 rows inside
+    assert holds_a_die(index, [replace(die, box=(100, 85, 130, 115))]).tolist() == [True]
+    assert holds_a_die(index, [replace(die, box=(100, 83, 130, 113))]).tolist() == [False]  # 23 of 30 rows
+    assert holds_a_die(index, [replace(die, uncertain=True)]).tolist() == [False]
+    assert holds_a_die(index, []).tolist() == [False]
+    assert holds_a_die(np.zeros((0, 4), np.float32), [die]).tolist() == []
+    card = Detection(kind="card", face="7S", colour=None, box=(100, 100, 130, 130), score=0.99)
+    assert holds_a_die(index, [card]).tolist() == [False]
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import vision.card_reader
+    import vision.stages
+
+    for module in (vision.stages, vision.card_reader):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
