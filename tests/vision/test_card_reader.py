@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -733,14 +733,14 @@ TRAY_PHOTO = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dic
 @pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
 @pytest.mark.skipif(not TRAY_PHOTO.is_file(), reason="no real dice tray photos beside the repository")
 def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
-    """A real photo of 22 dice and no card, where the card detector takes six clusters of two
-    to four dice for corner indices (read unsure, as 8C, 9D, 8H...)."""
+    """A real photo of two dozen dice and no card, where the card detector takes three clusters
+    of two to four dice for corner indices (read unsure, as 8C; six at the live size, 640)."""
     import cv2
 
-    reader = load_reader(cards=True).with_look(SECOND_LOOK)
+    reader = load_reader(cards=True).with_look(SECOND_LOOK).with_card_imgsz(None)  # as tableref read reads it
     photo = cv2.imread(str(TRAY_PHOTO))
     corners = reader.cards.read_corners(photo, photo=True)
-    assert len(corners.indices) >= 4
+    assert len(corners.indices) >= 3
     reading, indices = reader.read_detailed(photo)
     assert reading.cards() == () and indices == ()
     assert len(reading.dice()) >= 20
