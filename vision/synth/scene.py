@@ -587,6 +587,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
     if laid is not None:  # on the cards their own finish replaces the table's sheen
         extra = (card_sheen(laid, cam, light, ctx) - glo * laid.coverage) * lit
         img += cv2.merge([extra * key[i] for i in range(3)])
+    beyond: np.ndarray | None = None  # how far each pixel lies past the table's far edge (0-1)
     if edge is not None:
         beyond = np.clip((ctx.x * np.float32(edge["dir"][0]) + ctx.y * np.float32(edge["dir"][1]) - np.float32(edge["dist"])) / ctx.footprint + 0.5, 0.0, 1.0)
         floor = srgb_to_linear(np.array([(90, 70, 55), (60, 60, 66), (150, 140, 130), (40, 36, 34), (120, 100, 80)][int(rng.integers(5))], np.float32) / 255.0)
@@ -672,7 +673,12 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         raise _Hidden()
     cards_meta: list[dict] = []
     if laid is not None and config.cards is not None:
-        card_objects, cards_meta, card_unlabelled = label_cards(laid, (zbuf < np.inf).astype(np.float32), config.cards, first_object=len(objects))
+        # The floor past the far edge is painted over the table and the cards on it: an index
+        # there is as hidden as one under a die.
+        over_cards = (zbuf < np.inf).astype(np.float32)
+        if beyond is not None:
+            over_cards = np.maximum(over_cards, beyond)
+        card_objects, cards_meta, card_unlabelled = label_cards(laid, over_cards, config.cards, first_object=len(objects))
         objects += card_objects
         unlabelled += card_unlabelled
 

@@ -306,6 +306,23 @@ def test_cards_among_dice() -> None:
     assert "cards" not in SceneConfig().to_json()  # a dice-only config reads as before
 
 
+
+def test_an_index_past_the_tables_far_edge_is_not_labelled() -> None:
+    """Scene 77 of `tableref synth --mixed --seed 28`: the camera sees past the table's far
+    edge, and the floor painted there hides the top corners of a 7D, a JC and a JH. They were
+    labelled (session 56 found them among the indices the reader "missed")."""
+    from vision.synth.writer import scene_rng
+
+    scene = render_scene(scene_rng(28, 77), SceneConfig(cards=CardOptions()))
+    assert scene.meta["table"]["far_edge"]
+    far = {(card["face"], tuple(round(v) for v in idx["box"])): idx for card in scene.meta["cards"] for idx in card["indices"]}
+    for key in (("7D", (1062, 143, 1106, 166)), ("JC", (373, 76, 422, 86)), ("JH", (384, 129, 432, 146))):
+        assert far[key]["visible"] < 0.85 and not far[key]["labelled"], key
+    assert far[("7D", (738, 189, 781, 214))]["labelled"]  # the same card's near corner, on the table
+    labelled = [o for o in scene.objects if o.kind == "card"]
+    assert sorted(o.face for o in labelled) == ["7D", "9D", "9D", "JH"]
+
+
 # ---- the dataset CLI -------------------------------------------------------
 
 
