@@ -283,9 +283,7 @@ class CardReader:
 
     def read_indices(self, image: np.ndarray) -> tuple[Detection, ...]:
         """Every corner index in a BGR frame, each with its own reading (not merged)."""
-        found = self.detect(image)
-        rank_p, suit_p = self.classify(image, found.boxes)
-        return self.label(found.boxes, rank_p, suit_p, found.scores)
+        return self.read_corners(image).indices
 
 
 SUIT_COLOURS = (("S", "C"), ("H", "D"))
