@@ -138,6 +138,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL, metavar="DIR",
                         help="real-photo YOLO set; its images/train split is used (default: %(default)s)")
     parser.add_argument("--no-real", action="store_true", help="train on synthetic data only")
+    parser.add_argument("--real-negatives", action="store_true",
+                        help="with --cards: train on the real set's training photos too, which hold dice and no "
+                             "card: each card-detector false alarm on them becomes a 'none' crop for the classifier "
+                             "(with --cls-negatives), and they are background images for the detector")
     parser.add_argument("--real-repeat", type=int, default=1, metavar="K",
                         help="use each real training photo K times (its validation share stays single)")
     parser.add_argument("--real-cameras", type=_copies, default=0, metavar="K",
@@ -315,10 +319,19 @@ def target_of(args: argparse.Namespace) -> Target:
     return CARDS if getattr(args, "cards", False) else DICE
 
 
+def real_used(args: argparse.Namespace) -> bool:
+    """Whether the real set's training photos are trained on: always for dice (unless
+    ``--no-real``); for cards only with ``--real-negatives``, since the real tray holds no
+    card, so all its photos can teach is where no corner index is."""
+    if args.no_real:
+        return False
+    return not getattr(args, "cards", False) or getattr(args, "real_negatives", False)
+
+
 def gather(args: argparse.Namespace) -> list[tuple[str, LabelledImage, bool]]:
     """Every training image as ``(source, image, is_val)``; the split is a stable hash of the name."""
     sets: list[tuple[str, tuple[LabelledImage, ...]]] = []
-    if not args.no_real and not getattr(args, "cards", False):  # the real tray has no cards
+    if real_used(args):
         sets.append(("real", load_yolo(args.real, "train")))
     for i, d in enumerate(args.synth):
         sets.append((f"synth{i}", load_dataset(d)))
@@ -341,14 +354,15 @@ def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]
         s["val_dice" if val else "train_dice"] += len(item.dice())
         if item.cards():
             s["val_cards" if val else "train_cards"] = s.get("val_cards" if val else "train_cards", 0) + len(item.cards())
-    real_used = not args.no_real and not getattr(args, "cards", False)
-    dirs = {"real": str(args.real / "images" / "train") if real_used else None}
+    real = real_used(args)
+    dirs = {"real": str(args.real / "images" / "train") if real else None}
     dirs.update({f"synth{i}": str(d) for i, d in enumerate(args.synth)})
     renderers = {f"synth{i}": renderer_of(d) for i, d in enumerate(args.synth)}
     reader_boxes = [f"synth{i}" for i, d in enumerate(args.synth) if boxes_of(d) == "reader"]
     return {"sources": dirs, "renderers": renderers, **({"reader_boxes": reader_boxes} if reader_boxes else {}), "counts": per,
             "real_repeat": max(1, getattr(args, "real_repeat", 1)),
-            "real_cameras": getattr(args, "real_cameras", 0) if real_used else 0,
+            "real_cameras": getattr(args, "real_cameras", 0) if real else 0,
+            **({"real_negatives": True} if real and getattr(args, "cards", False) else {}),
             "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}
 
 
@@ -676,6 +690,14 @@ def run(args: argparse.Namespace) -> int:
     if args.real_cameras and (args.no_real or args.cards or args.stage not in ("all", "detector")):
         print("tableref train: --real-cameras puts the real tray's photos through other cameras for the dice "
               "detector: give --stage detector (or all), without --no-real or --cards", file=sys.stderr)
+        return 2
+    if args.real_negatives and (args.no_real or not args.cards):
+        print("tableref train: --real-negatives puts the real tray's photos, which hold no card, into the card "
+              "reader's training: give --cards, without --no-real", file=sys.stderr)
+        return 2
+    if args.real_negatives and args.stage in ("classifier", "specialist") and args.cls_negatives is None:
+        print("tableref train: with no card labelled, the real photos teach the classifier only through the "
+              "card detector's false alarms on them: give --cls-negatives DIR too", file=sys.stderr)
         return 2
     if args.det_lr0 is not None and args.det_optimizer == "auto":
         print("tableref train: --det-lr0 needs --det-optimizer SGD or AdamW: under auto Ultralytics "

@@ -287,3 +287,62 @@ def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_pa
     assert reader.rejects
     image = cv2.imread(str(next((tmp_path / "dice" / "images").iterdir())))
     assert all(d.face in DIE_FACES for d in reader.read(image).dice())
+
+
+def _tray(tmp_path: Path, n: int = 8) -> Path:
+    """A real-tray-like YOLO set: photos of dice, no card."""
+    real = tmp_path / "tray"
+    for split in ("train", "test"):
+        (real / "images" / split).mkdir(parents=True)
+        (real / "labels" / split).mkdir(parents=True)
+        for i in range(n):
+            img = np.full((120, 160, 3), 90, np.uint8)
+            cv2.rectangle(img, (60, 60), (80, 80), (240, 240, 240), -1)
+            cv2.imwrite(str(real / "images" / split / f"{split}{i}.jpg"), img)
+            (real / "labels" / split / f"{split}{i}.txt").write_text("2 0.4375 0.5833 0.125 0.1667\n")
+    return real
+
+
+def test_real_negatives_put_the_trays_photos_into_the_card_data_as_places_with_no_index(tmp_path):
+    """``--cards --real-negatives``: the real tray's training photos join the card data; all
+    they hold for the card classifier is the detector's false alarms on them, as ``none``."""
+    from vision.train import add_arguments, gather, recipe
+
+    real = _tray(tmp_path)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--cards", "--real-negatives", "--real", str(real), "--val-fraction", "0.25"])
+    items = gather(args)
+    assert sorted(it.path.name for _, it, _ in items) == [f"train{i}.jpg" for i in range(8)]  # never the test split
+    assert {s for s, _, _ in items} == {"real"} and not any(it.cards() for _, it, _ in items)
+    r = recipe(args, items)
+    assert r["sources"]["real"] == str(real / "images" / "train") and r["real_negatives"] is True
+    assert "real_negatives" not in recipe(parser.parse_args(["--real", str(real)]), items)  # dice: always real
+
+    def detect(image: np.ndarray) -> np.ndarray:  # the card detector takes the die for an index
+        return np.array([[60, 60, 80, 80]], np.float32)
+
+    mined = negatives.mine([(s, it) for s, it, _ in items], detect, kind="card")
+    assert len(mined) == 8  # the die is labelled, but as a die: for cards it is a false alarm
+    crops = collect_crops([(s, it) for s, it, _ in items], list(CARD_SUITS), 40, 1.25, context=False,
+                          log=lambda _: None, kind="card", faces=WITH_NONE, negatives=mined)
+    assert face_counts(crops, WITH_NONE) == {NOT_AN_INDEX: 8} and (crops.colours == IGNORE).all()
+
+
+def test_real_negatives_are_for_the_card_reader_and_its_none_class(tmp_path, capsys):
+    from vision.train import add_arguments, gather, run
+
+    real = _tray(tmp_path, 2)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    synth = ["--synth", str(tmp_path / "nowhere")]
+    for argv, says in ((["--real-negatives"], "give --cards, without --no-real"),
+                       (["--cards", "--real-negatives", "--no-real"], "give --cards, without --no-real"),
+                       (["--cards", "--real-negatives", "--stage", "classifier"], "give --cls-negatives DIR too"),
+                       (["--cards", "--real-negatives", "--stage", "specialist"], "give --cls-negatives DIR too")):
+        args = parser.parse_args([*argv, *synth, "--real", str(real), "--out", str(tmp_path / "models")])
+        assert run(args) == 2, argv
+        assert says in capsys.readouterr().err
+    assert not (tmp_path / "models").exists()
+    with pytest.raises(SystemExit, match="no training data"):  # without the option the tray is no card data
+        gather(parser.parse_args(["--cards", "--real", str(real)]))
