@@ -727,14 +727,15 @@ def test_a_card_seen_twice_lists_no_alternatives():
     assert [(c.face, c.alternatives) for c in cards] == [("AS", ()), ("2C", ("2C", "2S")), ("AS", ())]
 
 
-TRAY_PHOTO = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dice-tray" / "images" / "train" / "IMG_20191208_112342.jpg"
+TRAY_PHOTO = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dice-tray" / "images" / "train" / "IMG_20191208_111434.jpg"
 
 
 @pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
 @pytest.mark.skipif(not TRAY_PHOTO.is_file(), reason="no real dice tray photos beside the repository")
 def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
-    """A real photo of two dozen dice and no card, where the card detector takes three clusters
-    of two to four dice for corner indices (read unsure, as 8C; six at the live size, 640)."""
+    """A real photo of a dozen dice and no card, where the card reader keeps three clusters of
+    dice as corner indices, though its classifier learnt on the tray's photos that most such
+    boxes are no index (session 57): the rule on sure dice drops them."""
     import cv2
 
     reader = load_reader(cards=True).with_look(SECOND_LOOK).with_card_imgsz(None)  # as tableref read reads it
@@ -743,4 +744,4 @@ def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
     assert len(corners.indices) >= 3
     reading, indices = reader.read_detailed(photo)
     assert reading.cards() == () and indices == ()
-    assert len(reading.dice()) >= 20
+    assert len(reading.dice()) >= 10
