@@ -322,6 +322,13 @@ def test_real_negatives_put_the_trays_photos_into_the_card_data_as_places_with_n
     def detect(image: np.ndarray) -> np.ndarray:  # the card detector takes the die for an index
         return np.array([[60, 60, 80, 80]], np.float32)
 
+    from vision.train_detector import write_dataset_view
+
+    counts = write_dataset_view(items, tmp_path / "view", log=lambda _: None, kind="card")
+    assert counts["train"] + counts["val"] == 8 and counts["train_cards"] == counts["val_cards"] == 0
+    labels = list((tmp_path / "view" / "labels").rglob("*.txt"))
+    assert len(labels) == 8 and all(f.read_text() == "" for f in labels)  # background for a card detector
+
     mined = negatives.mine([(s, it) for s, it, _ in items], detect, kind="card")
     assert len(mined) == 8  # the die is labelled, but as a die: for cards it is a false alarm
     crops = collect_crops([(s, it) for s, it, _ in items], list(CARD_SUITS), 40, 1.25, context=False,
