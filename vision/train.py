@@ -12,7 +12,8 @@ PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref benc
 the ``models/dice-reader.json`` manifest. With ``--cards`` it trains the card reader
 instead on the card labels of the synthetic sets (a corner-index detector and a
 rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
-``card-classifier.onnx`` and ``card-reader.json``. ``--stage specialist`` trains only a
+``card-classifier.onnx`` and ``card-reader.json``; the real tray's photos, which hold no
+card, join them only with ``--real-negatives``. ``--stage specialist`` trains only a
 specialist: the same network on the same crops, for the few faces of
 ``--specialist-faces``, written to ``--specialist-file`` (``models/dice-specialist.onnx``)
 and recorded in the dice manifest beside any others (one per group of faces). With
