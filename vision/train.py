@@ -696,7 +696,11 @@ def run(args: argparse.Namespace) -> int:
         print("tableref train: --real-negatives puts the real tray's photos, which hold no card, into the card "
               "reader's training: give --cards, without --no-real", file=sys.stderr)
         return 2
-    if args.real_negatives and args.stage in ("classifier", "specialist") and args.cls_negatives is None:
+    if args.real_negatives and args.stage == "specialist":
+        print("tableref train: a specialist reads the suits of card indices and has no 'none' class, and the real "
+              "photos hold no card, so they have nothing to teach it: leave out --real-negatives", file=sys.stderr)
+        return 2
+    if args.real_negatives and args.stage == "classifier" and args.cls_negatives is None:
         print("tableref train: with no card labelled, the real photos teach the classifier only through the "
               "card detector's false alarms on them: give --cls-negatives DIR too", file=sys.stderr)
         return 2

@@ -346,7 +346,9 @@ def test_real_negatives_are_for_the_card_reader_and_its_none_class(tmp_path, cap
     for argv, says in ((["--real-negatives"], "give --cards, without --no-real"),
                        (["--cards", "--real-negatives", "--no-real"], "give --cards, without --no-real"),
                        (["--cards", "--real-negatives", "--stage", "classifier"], "give --cls-negatives DIR too"),
-                       (["--cards", "--real-negatives", "--stage", "specialist"], "give --cls-negatives DIR too")):
+                       (["--cards", "--real-negatives", "--stage", "specialist"], "leave out --real-negatives"),
+                       (["--cards", "--real-negatives", "--stage", "specialist", "--cls-negatives", str(tmp_path)],
+                        "leave out --real-negatives")):
         args = parser.parse_args([*argv, *synth, "--real", str(real), "--out", str(tmp_path / "models")])
         assert run(args) == 2, argv
         assert says in capsys.readouterr().err
