@@ -317,6 +317,11 @@ def _side(d: Detection) -> float:
     return max(x2 - x1, y2 - y1, 1.0)
 
 
+def _one_rank_one_colour(a: Detection, b: Detection) -> bool:
+    """Whether two readings differ only between the two suits of one colour (5S and 5C)."""
+    return a.face[:-1] == b.face[:-1] and any({a.face[-1], b.face[-1]} <= set(pair) for pair in SUIT_COLOURS)
+
+
 def _near(a: Detection, b: Detection, span: float) -> bool:
     (ax, ay), (bx, by) = a.centre, b.centre
     return float(np.hypot(ax - bx, ay - by)) <= span * max(_side(a), _side(b))
@@ -342,9 +347,12 @@ def group_corners(
     Indices with the same reading within ``span`` index sides of each other (linked in a
     chain) are one card: Doubt is played with one deck. With the frame (``image``), two
     that read differently are also one card when they lie at opposite corners of one
-    card's outline (:class:`vision.card_outline.CardOutline`), tried for pairs where one
-    index at least is unsure, from the outline around the less sure one: a sure reading
-    is right 99.6 % of the time, and outlines cost time.
+    card's outline (:class:`vision.card_outline.CardOutline`), looked for around the less
+    sure index first, then around the other. Outlines cost time, so they are tried only
+    for pairs where one index at least is unsure (a sure reading is right 99.6 % of the
+    time), or that read one rank in the two suits of one colour: two sure corners of one
+    card read so when the small suit is misread (spades for clubs, hearts for diamonds),
+    and counted as two cards they make the reveal's count wrong.
     """
     parent = list(range(len(indices)))
 
@@ -362,13 +370,15 @@ def group_corners(
                 continue
             if a.face == b.face:
                 parent[root(j)] = root(i)
-            elif image is not None and (a.uncertain or b.uncertain):
+            elif image is not None and (a.uncertain or b.uncertain or _one_rank_one_colour(a, b)):
                 k, o = (i, j) if (a.uncertain, -a.score) >= (b.uncertain, -b.score) else (j, i)
-                if k not in outlines:
-                    outlines[k] = outline_at(image, indices[k].box)
-                found = outlines[k]
-                if found is not None and found.pairs(indices[k].box, indices[o].box):
-                    parent[root(j)] = root(i)
+                for x, y in ((k, o), (o, k)):
+                    if x not in outlines:
+                        outlines[x] = outline_at(image, indices[x].box)
+                    found = outlines[x]
+                    if found is not None and found.pairs(indices[x].box, indices[y].box):
+                        parent[root(j)] = root(i)
+                        break
     groups: dict[int, list[int]] = {}
     for i in range(len(indices)):
         groups.setdefault(root(i), []).append(i)

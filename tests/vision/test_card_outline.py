@@ -104,3 +104,36 @@ def test_a_fan_of_cards_is_not_one_card():
     top_left_of_first, _ = boxes[0]
     _, far_corner_of_last = boxes[-1]
     assert not same_card(img, top_left_of_first, far_corner_of_last)
+
+
+def test_a_table_near_the_cards_colour_is_followed_again_more_narrowly():
+    pale = table((200, 206, 204))  # a light grey table: within the paper's first tolerance
+    a, b = draw_card(pale, (320, 240), 110, 20.0)
+    assert same_card(pale, a, b) and same_card(pale, b, a)
+    other = table((200, 206, 204))
+    a1, _ = draw_card(other, (250, 240), 100)
+    _, b2 = draw_card(other, (360, 240), 100)
+    assert not same_card(other, a1, b2)
+
+
+def test_a_square_heap_is_not_one_card():
+    img = table()
+    a, _ = draw_card(img, (300, 240), 110)
+    _, b = draw_card(img, (300 + 110 * 0.3, 240), 110)  # a second card over most of it: a square of paper
+    found = find_outline(img, a)
+    assert isinstance(found, str) and found.endswith("times as long as wide")
+    assert not same_card(img, a, b)
+
+
+def test_a_faint_index_is_measured_by_its_box():
+    img = table()
+    a, b = draw_card(img, (320, 240), 110, 10.0)
+    faint = img.copy()
+    paper = np.array(PAPER, np.float32)
+    for x1, y1, x2, y2 in (a, b):  # the print washed out to near the paper's colour
+        cut = faint[int(y1):int(y2) + 1, int(x1):int(x2) + 1].astype(np.float32)
+        faint[int(y1):int(y2) + 1, int(x1):int(x2) + 1] = np.clip(paper + 0.25 * (cut - paper), 0, 255).astype(np.uint8)
+    outline = outline_at(faint, a)
+    assert outline is not None
+    assert 4.5 < outline.long_side / outline.index_length < 8.0
+    assert same_card(faint, a, b)

@@ -417,6 +417,16 @@ def test_disagreeing_corners_of_one_card_are_one_card_only_with_the_frame():
     assert len(merge_corners(both_sure, image=img)) == 2  # two sure readings are two cards
 
 
+def test_two_sure_corners_of_one_rank_in_two_suits_are_one_card_with_its_suit_open():
+    img, a, b = _card_scene()
+    corners = (Detection("card", "5C", None, a, 0.95), Detection("card", "5S", None, b, 0.9))
+    assert len(merge_corners(corners)) == 2  # by readings alone: two cards
+    (card,) = merge_corners(corners, image=img)
+    assert card.face == "5C" and card.uncertain
+    red = (corners[0], Detection("card", "5H", None, b, 0.9))
+    assert len(merge_corners(red, image=img)) == 2  # a suit's colour is read right: two sure cards
+
+
 def test_reader_reads_one_card_from_both_corners():
     img, a, b = _card_scene()
     # A sure 5H and an unsure corner leaning 3H that leaves room for 5: one sure 5H.
