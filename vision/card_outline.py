@@ -51,8 +51,8 @@ TOL_AB = 12.0
 # followed again this much more narrowly, each in turn (session 59).
 TIGHTER = (0.6, 0.35)
 # The paper's colour: the median of the index box's pixels at or above this percentile of
-# lightness. On a webcam-sized index most of the box is ink and blur; the 70th percentile
-# read the paper of a white card on a grey table 15 L* too dark (session 59).
+# lightness. On a webcam-sized index most of the box is ink and blur, so a lower
+# percentile reads the paper darker than it is (the 70th until session 59).
 PAPER_PERCENTILE = 90.0
 # Ink: pixels farther from the paper than this many times the paper's tolerances.
 INK_MARGIN = 1.25
