@@ -193,6 +193,8 @@ def _outline(
         return "not four straight sides"
     sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
     long_side, short_side = float(max(sides[0] + sides[2], sides[1] + sides[3]) / 2), float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2)
+    if long_side < MIN_ASPECT * short_side:
+        return f"{long_side / max(short_side, 1e-6):.2f} times as long as wide"
     k = 0 if sides[0] + sides[2] >= sides[1] + sides[3] else 1
     axis = (quad[k + 1] - quad[k]) / max(sides[k], 1e-6)
     card = cv2.erode(cv2.fillConvexPoly(np.zeros_like(region), hull, 1), np.ones((3, 3), np.uint8))
@@ -208,8 +210,6 @@ def _outline(
         # Print too faint or small to stand apart from the paper: the box's reach along
         # the card's long side, less the margin the detector draws (session 59).
         index_length = 0.8 * (abs(float(axis[0])) * (bx1 - bx0) + abs(float(axis[1])) * (by1 - by0))
-    if long_side < MIN_ASPECT * short_side:
-        return f"{long_side / max(short_side, 1e-6):.2f} times as long as wide"
     if index_length <= 0 or not CARD_LENGTHS[0] <= long_side / index_length <= CARD_LENGTHS[1]:
         return f"{long_side / max(index_length, 1e-6):.1f} index lengths long"
     quad = quad / scale + np.array([ox, oy])
