@@ -85,6 +85,7 @@ CORNER_REACH = 1.5
 SPLIT_SHARE = 0.9
 SPLIT_SPAN = (0.2, 0.8)
 SPLIT_TILT = 15.0
+SPLIT_TILT_STEP = 3.0
 
 
 @dataclass(frozen=True)
@@ -233,9 +234,10 @@ def _outline(
 def _split_share(paper: np.ndarray, quad: np.ndarray) -> float:
     """The largest share of not-``paper`` along a line across ``quad`` (a boolean mask and
     the four corners in its pixels): lines within :data:`SPLIT_TILT` degrees of the quad's
-    short sides, their middles in :data:`SPLIT_SPAN` of its length, from one long side to
-    the other. The quad, its sides drawn a pixel inward (the outline is found to a pixel),
-    is first warped to an upright rectangle, where such lines are its sheared columns."""
+    short sides (every :data:`SPLIT_TILT_STEP` degrees), their middles in :data:`SPLIT_SPAN`
+    of its length, from one long side to the other. The quad, its sides drawn a pixel inward
+    (the outline is found to a pixel), is first warped to an upright rectangle, where such
+    lines are its sheared columns."""
     centre = quad.mean(axis=0)
     reach = float(np.min(np.hypot(*(quad - centre).T)))
     if reach <= 2.0:
@@ -251,7 +253,7 @@ def _split_share(paper: np.ndarray, quad: np.ndarray) -> float:
                                borderMode=cv2.BORDER_REPLICATE)
     lo, hi = int(np.floor(SPLIT_SPAN[0] * (n - 1))), int(np.ceil(SPLIT_SPAN[1] * (n - 1))) + 1
     share = 0.0
-    for tilt in np.deg2rad(np.arange(-SPLIT_TILT, SPLIT_TILT + 1e-6, 3.0)):
+    for tilt in np.deg2rad(np.arange(-SPLIT_TILT, SPLIT_TILT + 1e-6, SPLIT_TILT_STEP)):
         slope = float(np.tan(tilt))  # each column leans this far along per row, about the middle row
         shear = np.array([[1.0, slope, -slope * (m - 1) / 2.0], [0.0, 1.0, 0.0]], np.float32)
         lines = cv2.warpAffine(flat, shear, (n, m), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
