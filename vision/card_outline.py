@@ -181,8 +181,7 @@ def _outline(
     """The card of ``paper``'s colour around the ``index`` box of a window (L*a*b*, at
     ``scale``, its top left at ``origin`` in the frame), its tolerances times ``narrower``."""
     (bx0, by0, bx1, by1), (ox, oy) = index, origin
-    near = ((np.abs(lab[..., 0] - paper[0]) < TOL_L * narrower)
-            & (np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]) < TOL_AB * narrower))
+    near = _paper_like(lab, paper, narrower)
     mask = cv2.morphologyEx(near.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     n, labels = cv2.connectedComponents(mask, connectivity=4)
     ids = labels[by0:by1, bx0:bx1]
@@ -212,11 +211,9 @@ def _outline(
     card = cv2.erode(cv2.fillConvexPoly(np.zeros_like(region), hull, 1), np.ones((3, 3), np.uint8))
     # Ink is what is plainly not paper, whatever tolerance found the card: the rim of
     # blur round the glyphs would lengthen the index.
-    plain = lab[by0:by1, bx0:bx1]
-    paper_like = ((np.abs(plain[..., 0] - paper[0]) < INK_MARGIN * TOL_L)
-                  & (np.hypot(plain[..., 1] - paper[1], plain[..., 2] - paper[2]) < INK_MARGIN * TOL_AB))
     ink = np.zeros_like(region)
-    ink[by0:by1, bx0:bx1] = ~paper_like & (card[by0:by1, bx0:bx1] > 0)  # not the table beside it
+    on_card = card[by0:by1, bx0:bx1] > 0  # not the table beside it
+    ink[by0:by1, bx0:bx1] = ~_paper_like(lab[by0:by1, bx0:bx1], paper, INK_MARGIN) & on_card
     index_length = _index_length(ink, axis)
     if index_length < 0.4 * max(bx1 - bx0, by1 - by0):
         # Print too faint or small to stand apart from the paper: the box's reach along
@@ -229,6 +226,12 @@ def _outline(
     quad = quad / scale + np.array([ox, oy])
     return CardOutline(corners=quad.astype(np.float32), long_side=long_side / scale, short_side=short_side / scale,
                        index_length=index_length / scale)
+
+
+def _paper_like(lab: np.ndarray, paper: np.ndarray, factor: float) -> np.ndarray:
+    """Which pixels of ``lab`` (L*a*b*) are within ``factor`` times the tolerances of ``paper``."""
+    return ((np.abs(lab[..., 0] - paper[0]) < TOL_L * factor)
+            & (np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]) < TOL_AB * factor))
 
 
 def _split_share(paper: np.ndarray, quad: np.ndarray) -> float:
