@@ -45,6 +45,7 @@ import numpy as np
 
 from vision.alternatives import card_alternatives, unsure_faces
 from vision.backends import Model
+from vision.card_body import BODY_RANKS, COURT, as_index_ranks, check_spec, read_bodies
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
@@ -82,7 +83,7 @@ class CardReader:
 
     def __init__(
         self, manifest: ReaderManifest, detector: Model, classifier: Model, threshold: float | None = None,
-        turns: int | None = None, specialists: tuple[Model, ...] = (),
+        turns: int | None = None, specialists: tuple[Model, ...] = (), body: Model | None = None,
     ) -> None:
         cls = manifest.classifier
         if tuple(cls.faces) not in (CARD_RANKS, (*CARD_RANKS, NOT_AN_INDEX)) or tuple(cls.colours) != CARD_SUITS:
@@ -97,10 +98,15 @@ class CardReader:
         for spec in manifest.specialists:
             if not set(spec.faces) <= set(CARD_SUITS):
                 raise ManifestError(f"a card specialist reads suits; {spec.file} reads {list(spec.faces)}")
+        if (body is None) != (manifest.body is None):
+            raise ManifestError("the card body model goes with the card manifest's body entry")
+        if manifest.body is not None:
+            check_spec(manifest.body)
         self.manifest = manifest
         self.detector = detector
         self.classifier = classifier
         self.specialists = tuple(specialists)
+        self.body = body
         self.threshold = manifest.threshold if threshold is None else float(threshold)
         if not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"card threshold must be in [0, 1], got {self.threshold}")
@@ -120,6 +126,8 @@ class CardReader:
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size, "turns": self.turns},
             "specialists": [{"file": s.file, "sha256": s.sha256, "faces": list(s.faces)}
                             for s in self.manifest.specialists],
+            "body": None if self.manifest.body is None else
+            {"file": self.manifest.body.file, "sha256": self.manifest.body.sha256, "size": self.manifest.body.size},
             "threshold": self.threshold,
             "rejects_non_indices": self.rejects,
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
@@ -129,13 +137,22 @@ class CardReader:
     def with_turns(self, turns: int) -> CardReader:
         """The same models, reading each index ``turns`` ways a quarter turn apart (1: once;
         what the turns cost and gain: ``tableref bench``, ``tableref eval --card-turns``)."""
-        return CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns, self.specialists)
+        return CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns, self.specialists,
+                          self.body)
 
     def without_specialists(self) -> CardReader:
         """The same models without the suit specialist (what it costs and gains)."""
         if not self.specialists:
             return self
-        return CardReader(replace(self.manifest, specialists=()), self.detector, self.classifier, self.threshold)
+        return CardReader(replace(self.manifest, specialists=()), self.detector, self.classifier, self.threshold,
+                          body=self.body)
+
+    def without_body(self) -> CardReader:
+        """The same models without the card body classifier: cards read from their corners alone."""
+        if self.body is None:
+            return self
+        return CardReader(replace(self.manifest, body=None), self.detector, self.classifier, self.threshold,
+                          specialists=self.specialists)
 
     @property
     def imgsz(self) -> int:
@@ -160,7 +177,7 @@ class CardReader:
         if imgsz == det.imgsz:
             return self
         return CardReader(replace(self.manifest, detector=replace(det, imgsz=int(imgsz))), self.detector,
-                          self.classifier, self.threshold, specialists=self.specialists)
+                          self.classifier, self.threshold, specialists=self.specialists, body=self.body)
 
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
@@ -248,31 +265,49 @@ class CardReader:
         return CornerReadings(indices, rank_p[rows, : len(CARD_RANKS)], suit_p[rows])
 
     def merge(self, corners: CornerReadings, image: np.ndarray | None = None) -> tuple[Detection, ...]:
-        """The cards ``corners`` make, one object per card (the second half of :meth:`read`)."""
+        """The cards ``corners`` make, one object per card (the second half of :meth:`read`).
+
+        With a body model and the frame, each card whose outline is found is also read from
+        its body (:mod:`vision.card_body`), a third view beside its corners: its probabilities
+        join the corners' product, the body's ``court`` standing for jack, queen and king
+        alike. A card no corner was sure of becomes sure when its body is sure of a rank from
+        ace to ten and the joint reading of rank and suit reaches the threshold: on a small or
+        blurred card the pips still count when the index is a smudge."""
         indices = corners.indices
+        outlines: dict[int, CardOutline | None] = {}
+        groups = group_corners(indices, image=image, outlines=outlines)
+        bodies = self._read_bodies(groups, indices, image, outlines)
         cards = []
-        for group in group_corners(indices, image=image):
-            if len(group) == 1:
+        for group, body in zip(groups, bodies):
+            if len(group) == 1 and body is None:
                 cards.append(indices[group[0]])
                 continue
             ranks = np.log(np.clip(corners.rank_p[group], 1e-9, None)).sum(axis=0)
             suits = np.log(np.clip(corners.suit_p[group], 1e-9, None)).sum(axis=0)
+            body_decides = False
+            if body is not None:
+                body_ranks, body_suits = body
+                ranks = ranks + np.log(np.clip(as_index_ranks(body_ranks), 1e-9, None))
+                suits = suits + np.log(np.clip(body_suits, 1e-9, None))
+                top = int(body_ranks.argmax())
+                body_decides = BODY_RANKS[top] != COURT and float(body_ranks[top]) >= self.threshold
             ranks, suits = np.exp(ranks - ranks.max()), np.exp(suits - suits.max())
             ranks, suits = ranks / ranks.sum(), suits / suits.sum()
             r, s = int(ranks.argmax()), int(suits.argmax())
             score = float(ranks[r] * suits[s])
             views = [indices[k] for k in group]
-            # Sure only when a corner was sure of itself: on validation renders, cards whose
-            # corners were each unsure were wrong 1 time in 9 even at a joint 0.99 (the two
-            # views share the blur and the light), so their score stays their best corner's.
-            if not any(not c.uncertain for c in views):
+            # Sure only when a corner (or the body) was sure of itself: on validation renders,
+            # cards whose corners were each unsure were wrong 1 time in 9 even at a joint 0.99
+            # (the two views share the blur and the light), so their score stays their best corner's.
+            unsure_views = all(c.uncertain for c in views) and not body_decides
+            if unsure_views:
                 score = min(score, max(c.score for c in views))
             # Corners that read different suits leave the suit open, whatever their product:
             # at 640x480 (4 px suits) the surer corner was the wrong one in both wrong
             # validation reveals, a club read as a spade (see the model card, session 22).
             suits_differ = len({c.face[-1] for c in views}) > 1
             face = CARD_RANKS[r] + CARD_SUITS[s]
-            uncertain = score < self.threshold or all(c.uncertain for c in views) or suits_differ
+            uncertain = score < self.threshold or unsure_views or suits_differ
             # What an unsure card may show: the two views' joint reading, and each corner's own.
             joint = card_alternatives(ranks, suits) if uncertain else ()
             cards.append(Detection(
@@ -280,6 +315,28 @@ class CardReader:
                 alternatives=unsure_faces([face, *joint, *(c.face for c in views)], views) if joint else (),
             ))
         return _one_deck(cards)
+
+    def _read_bodies(
+        self, groups: Sequence[Sequence[int]], indices: Sequence[Detection], image: np.ndarray | None,
+        outlines: dict[int, CardOutline | None],
+    ) -> list[tuple[np.ndarray, np.ndarray] | None]:
+        """Each group's body reading (rank, suit probabilities), or None where there is no
+        body model, no frame, or no outline around any of its corners."""
+        if self.body is None or image is None or self.manifest.body is None:
+            return [None] * len(groups)
+        quads: dict[int, np.ndarray] = {}
+        for g, group in enumerate(groups):
+            for k in sorted(group, key=lambda k: (indices[k].uncertain, -indices[k].score)):
+                if k not in outlines:
+                    outlines[k] = outline_at(image, indices[k].box)
+                if outlines[k] is not None:
+                    quads[g] = outlines[k].corners
+                    break
+        if not quads:
+            return [None] * len(groups)
+        rank_p, suit_p = read_bodies(self.body, self.manifest.body, image, list(quads.values()))
+        read = {g: (rank_p[i], suit_p[i]) for i, g in enumerate(quads)}
+        return [read.get(g) for g in range(len(groups))]
 
     def read_indices(self, image: np.ndarray) -> tuple[Detection, ...]:
         """Every corner index in a BGR frame, each with its own reading (not merged)."""
@@ -341,6 +398,7 @@ def _one_deck(cards: Sequence[Detection]) -> tuple[Detection, ...]:
 
 def group_corners(
     indices: Sequence[Detection], span: float = MAX_CORNER_SPAN, image: np.ndarray | None = None,
+    outlines: dict[int, CardOutline | None] | None = None,
 ) -> list[list[int]]:
     """Which indices are one card's corners, as lists of positions in ``indices``.
 
@@ -352,7 +410,8 @@ def group_corners(
     for pairs where one index at least is unsure (a sure reading is right 99.6 % of the
     time), or that read one rank in the two suits of one colour: two sure corners of one
     card read so when the small suit is misread (spades for clubs, hearts for diamonds),
-    and counted as two cards they make the reveal's count wrong.
+    and counted as two cards they make the reveal's count wrong. The outlines found (None
+    where there is none) are kept in ``outlines``, by position, when it is given.
     """
     parent = list(range(len(indices)))
 
@@ -362,7 +421,7 @@ def group_corners(
             i = parent[i]
         return i
 
-    outlines: dict[int, CardOutline | None] = {}
+    outlines = {} if outlines is None else outlines
     for i, a in enumerate(indices):
         for j in range(i + 1, len(indices)):
             b = indices[j]

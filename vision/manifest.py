@@ -28,6 +28,7 @@ CLASSIFIER_NAME = "dice-classifier.onnx"
 SPECIALIST_NAME = "dice-specialist.onnx"  # the first specialist's file; others name their own
 CARD_SPECIALIST_NAME = "card-suit-specialist.onnx"  # the card reader's suit specialist
 SECOND_OPINION_NAME = "dice-second-opinion.onnx"  # the larger classifier asked about unsure dice
+CARD_BODY_NAME = "card-body.onnx"  # the card reader's body classifier (vision.card_body)
 # The card reader has the same two-stage shape: a corner-index detector, then a classifier
 # whose two heads are the rank (``faces``) and the suit (``colours``).
 CARD_MANIFEST_NAME = "card-reader.json"
@@ -198,6 +199,9 @@ class ReaderManifest:
     # whenever a look is taken (photos, settled live reveals): its reading is averaged in.
     second_opinion: ClassifierSpec | None = None
     second_opinion_below: float = 0.9
+    # The card reader's classifier of whole card bodies, warped upright from their outlines
+    # (vision.card_body): a third view of a card beside its two corner indices.
+    body: ClassifierSpec | None = None
 
     def __post_init__(self) -> None:
         if self.second_opinion is not None:
@@ -232,6 +236,8 @@ class ReaderManifest:
         if self.second_opinion is not None:
             out["second_opinion"] = _spec_json(self.second_opinion)
             out["second_opinion_below"] = self.second_opinion_below
+        if self.body is not None:
+            out["body"] = _spec_json(self.body)
         return out
 
     @classmethod
@@ -247,6 +253,7 @@ class ReaderManifest:
                 specialists=tuple(_spec_of(spec) for spec in obj.get("specialists", ())),
                 second_opinion=_spec_of(obj["second_opinion"]) if obj.get("second_opinion") else None,
                 second_opinion_below=float(obj.get("second_opinion_below", 0.9)),
+                body=_spec_of(obj["body"]) if obj.get("body") else None,
             )
         except (KeyError, TypeError) as exc:
             raise ManifestError(f"malformed manifest: {exc}") from None

@@ -546,7 +546,11 @@ def load_reader(
         card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
         suit_specialists = load_specialists(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads,
                                             precision)
-        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns, suit_specialists)
+        body = None
+        if card_manifest.body is not None:
+            body = load_checked(model_dir, CARD_MANIFEST_NAME, "card body", card_manifest.body, detector.backend,
+                                threads, precision)
+        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns, suit_specialists, body)
     return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists,
                       second_opinion=second_opinion)
 

@@ -6,6 +6,7 @@
     tableref train --stage specialist --no-real --synth data/synth-nine ...      # the ブ/プ specialist
     tableref train --cards --stage specialist --synth data/cards-train ...       # the cards' suit specialist
     tableref train --stage classifier --average runs/C/classifier/best.pt --average ...  # a weight average
+    tableref train --cards --stage body --synth data/reveals-doubt ...           # the card body classifier
 
 Writes ``models/dice-detector.onnx``, ``models/dice-classifier.onnx``, the detector's
 PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref bench``) and
@@ -21,7 +22,10 @@ and recorded in the dice manifest beside any others (one per group of faces). Wi
 (``models/card-suit-specialist.onnx``, in ``card-reader.json``). Training
 runs live under ``runs/`` and resume from their last checkpoint. ``--average`` trains
 nothing: the classifier becomes the mean of the weights of runs fine-tuned from one
-checkpoint (written to ``runs/classifier-average/best.pt``). The real-tray ``test`` split is never read here.
+checkpoint (written to ``runs/classifier-average/best.pt``). ``--cards --stage body`` trains
+the classifier of whole card bodies (:mod:`vision.card_body`) on the face-up cards of the
+``--synth`` sets' ``scenes.jsonl``, written to ``models/card-body.onnx`` and named under
+``body`` in ``card-reader.json``. The real-tray ``test`` split is never read here.
 
 Needs the training extra (ultralytics, torch, onnx, onnxslim); torch and Ultralytics are
 imported only once training starts, and a CUDA GPU is used when present.
@@ -46,6 +50,7 @@ from vision.augment import AugmentConfig
 from vision.datasets import DatasetError, LabelledImage, boxes_of, load_dataset, load_yolo, renderer_of, truth_of
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, NOT_AN_INDEX
 from vision.manifest import (
+    CARD_BODY_NAME,
     CARD_CLASSIFIER_NAME,
     CARD_DETECTOR_NAME,
     CARD_MANIFEST_NAME,
@@ -66,7 +71,8 @@ from vision.train_detector import DetectorConfig, is_val
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
-STAGES = ("all", "detector", "classifier", "specialist", "second-opinion")
+STAGES = ("all", "detector", "classifier", "specialist", "second-opinion", "body")
+BODY_CROP = 64  # card body crop side, px: a pip of a card warped upright is about 6 px
 DETECTOR_OPTIMIZERS = ("auto", "SGD", "AdamW")
 SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
 
@@ -156,7 +162,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stage", choices=STAGES, default="all",
                         help="all = detector + classifier; specialist = a classifier for a few faces (dice) "
                              "or for the suits (--cards), on its own; second-opinion = a (wider: --cls-width) dice "
-                             f"classifier asked about the dice the classifier is unsure of, as {SECOND_OPINION_NAME}")
+                             f"classifier asked about the dice the classifier is unsure of, as {SECOND_OPINION_NAME}; "
+                             f"body = with --cards, the classifier of whole card bodies, as {CARD_BODY_NAME}")
     parser.add_argument("--second-opinion-below", type=float, default=0.9, metavar="P",
                         help="with --stage second-opinion: ask it about dice the classifier reads under P "
                              "(default %(default)s)")
@@ -574,6 +581,55 @@ def run_classifier(
     return spec, meta
 
 
+def run_body(args, items, torch_device: str) -> tuple[ClassifierSpec, dict[str, Any]]:
+    """Train the card body classifier (:mod:`vision.card_body`) on the face-up cards of the
+    ``--synth`` sets, two crops per card (:func:`vision.body_crops.collect_bodies`)."""
+    from vision import train_classifier as tc
+    from vision.body_crops import MIN_LONG_SIDE, MIN_VISIBLE, collect_bodies
+    from vision.card_body import BODY_EXPAND, BODY_RANKS, BODY_ROTATION
+
+    init_sha256 = sha256_of(args.cls_init) if args.cls_init and args.cls_init.is_file() else None
+    cfg = ClassifierConfig(size=args.crop, expand=BODY_EXPAND, width=args.cls_width, epochs=args.cls_epochs,
+                           samples_per_epoch=args.cls_samples, batch=args.cls_batch, lr=args.cls_lr, seed=args.seed,
+                           rotation=BODY_ROTATION, colour_weight=1.0, init=str(args.cls_init) if args.cls_init else None,
+                           workers=args.workers, device=torch_device, minutes=args.cls_minutes,
+                           white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min, blur_max=args.cls_blur,
+                           motion=args.cls_motion)
+    roots = {f"synth{i}": d for i, d in enumerate(args.synth)}
+    t0 = time.time()
+    try:
+        train = collect_bodies([(s, it) for s, it, v in items if not v and s in roots], roots, cfg.size, cfg.expand,
+                               True, log)
+        val = collect_bodies([(s, it) for s, it, v in items if v and s in roots], roots, cfg.size, cfg.expand,
+                             False, log)
+    except FileNotFoundError as exc:
+        raise SystemExit(f"tableref train: {exc}") from None
+    log(f"card bodies: {len(train)} train crops {tc.face_counts(train, BODY_RANKS)}, {len(val)} val crops "
+        f"({time.time() - t0:.1f} s to cut)")
+    if len(train) == 0:
+        raise SystemExit("no face-up card in view in the --synth sets to train the body classifier on")
+    run_dir = args.runs / CARD_BODY_NAME.removesuffix(".onnx")
+    if not args.resume and run_dir.exists():
+        shutil.rmtree(run_dir)
+    result = tc.train_classifier(train, val, list(CARD_SUITS), cfg, run_dir, args.resume, log, faces=BODY_RANKS)
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / CARD_BODY_NAME
+    export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
+    spec = ClassifierSpec(file=onnx_path.name, size=cfg.size, expand=cfg.expand, faces=BODY_RANKS,
+                          colours=CARD_SUITS, sha256=sha256_of(onnx_path))
+    meta = {
+        "architecture": f"the card classifier's network ({'-'.join(str(c) for c in tc.CHANNELS)} channels x width "
+                        f"{cfg.width}) on whole card bodies warped upright, rank (A-10, court) + suit heads",
+        "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+        "cards": {"min_visible": MIN_VISIBLE, "min_long_side_px": MIN_LONG_SIDE, "crops_per_card": 2},
+        **({"init_sha256": init_sha256} if init_sha256 else {}),
+        "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, BODY_RANKS)},
+        "export": export,
+        **result,
+    }
+    return spec, meta
+
+
 def legibility_flags(args: argparse.Namespace, items) -> tuple[dict[Path, tuple[bool, ...]], dict[str, Any] | None]:
     """``--cls-illegible unsure``: per training image, whether each labelled corner index is
     legible (:mod:`vision.legibility`), from the scene records of every ``--synth`` set."""
@@ -714,6 +770,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"tableref train: --det-optimizer, --det-lr0 and --det-close-mosaic set the detector's training; "
               f"--stage {args.stage} trains no detector", file=sys.stderr)
         return 2
+    if args.stage == "body" and not args.cards:
+        print("tableref train: --stage body trains the card reader's body classifier: give --cards", file=sys.stderr)
+        return 2
     reader_boxed = [str(d) for d in args.synth if boxes_of(d) == "reader"]
     if reader_boxed and args.stage in ("all", "detector"):
         print(f"tableref train: {', '.join(reader_boxed)} holds a reader's boxes, not the true ones, and leaves out "
@@ -740,7 +799,8 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
     args.imgsz = args.imgsz or target.imgsz
-    args.crop = args.crop or (cls_spec.size if args.stage == "specialist" else target.crop)
+    args.crop = args.crop or (cls_spec.size if args.stage == "specialist" else BODY_CROP if args.stage == "body"
+                              else target.crop)
     if args.stage == "specialist":
         # A specialist cuts its own crops (vision.stages.ask_specialist), so it may read at
         # another size than the classifier: a larger one shows more of a big die's mark.
@@ -760,12 +820,15 @@ def run(args: argparse.Namespace) -> int:
     if args.stage == "second-opinion":
         second, sections["second-opinion"] = run_classifier(args, items, torch_device, file=SECOND_OPINION_NAME)
         below = args.second_opinion_below
+    body = manifest.body
+    if args.stage == "body":
+        body, sections["body"] = run_body(args, items, torch_device)
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     data = recipe(args, items)
     common = {"trained": now, "seed": args.seed, "data": data, "hardware": hardware(torch_device),
               "session_wall_s": round(time.time() - started, 1)}
     training = updated_record(manifest.training, sections, now, common)
-    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, specialists, second, below)
+    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, specialists, second, below, body)
     manifest.save(args.out / target.manifest)
     log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
     return 0

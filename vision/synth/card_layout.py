@@ -332,7 +332,7 @@ def _project(hmap: np.ndarray, pts_mm: np.ndarray) -> np.ndarray:
 
 
 def _visible(laid: LaidCards, i: int, quad: np.ndarray, occluded: np.ndarray) -> float:
-    """Fraction of the index quad (image px) that is in frame and not under later cards or 3D things."""
+    """Fraction of ``quad`` (image px: an index, or the whole card) that is in frame and not under later cards or 3D things."""
     h, w = occluded.shape
     full = _area(quad)
     if full < 1.0:
@@ -386,6 +386,7 @@ def label_cards(
             "group": card.group,
             "layout": card.layout,
             "corners_px": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
+            "visible": round(_visible(laid, i, corners, occluded), 3),  # of the whole card (its body)
             "indices": [],
         }
         for mark in card.face.indices:

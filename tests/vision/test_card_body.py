@@ -1,0 +1,170 @@
+"""vision.card_body: a card warped upright from its outline, read both ways up, and its
+reading joined to the corners' (CardReader.merge)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.tiny_card_reader import manifest as card_manifest
+from vision.card_body import BODY_RANKS, COURT, as_index_ranks, body_crop, check_spec, read_bodies, upright
+from vision.card_reader import CardReader, CornerReadings
+from vision.detections import CARD_RANKS, CARD_SUITS, Detection
+from vision.manifest import CARD_BODY_NAME, ClassifierSpec, ManifestError, ReaderManifest
+
+BODY = ClassifierSpec(file=CARD_BODY_NAME, size=32, expand=1.12, faces=BODY_RANKS, colours=CARD_SUITS)
+
+
+def card_frame() -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float], tuple[float, float, float, float]]:
+    """A white card (70 x 100 px, turned 20 degrees) on a dark table, a red mark at its top,
+    with a small dark index at two opposite corners; its corners as printed, and the two
+    index boxes."""
+    img = np.full((480, 640, 3), 50, np.uint8)
+    centre, (w, h), angle = (320.0, 240.0), (70.0, 100.0), 20.0
+    rect = cv2.boxPoints((centre, (w, h), angle))  # bottom left first, clockwise on screen
+    corners = upright(rect)
+    cv2.fillConvexPoly(img, rect.astype(np.int32), (235, 235, 235))
+    top = corners[0] + 0.5 * (corners[1] - corners[0]) + 0.15 * (corners[3] - corners[0])
+    cv2.circle(img, tuple(int(v) for v in top), 6, (0, 0, 220), -1)
+    boxes = []
+    for c, inward in ((corners[0], corners[2]), (corners[2], corners[0])):
+        p = c + 0.12 * (inward - c)
+        cv2.rectangle(img, (int(p[0]) - 3, int(p[1]) - 5), (int(p[0]) + 3, int(p[1]) + 5), (30, 30, 30), -1)
+        boxes.append((p[0] - 5.0, p[1] - 7.0, p[0] + 5.0, p[1] + 7.0))
+    return img, corners, boxes[0], boxes[1]
+
+
+def test_upright_is_clockwise_from_a_short_side_whatever_the_order_given():
+    _, corners, _, _ = card_frame()
+    for start in range(4):
+        for order in (corners, corners[::-1]):
+            q = upright(np.roll(order, start, axis=0))
+            sides = np.hypot(*(np.roll(q, -1, axis=0) - q).T)
+            assert sides[0] < sides[1]
+            # the same card, starting at its top left or (a half turn) its bottom right
+            assert any(np.allclose(q, np.roll(corners, -k, axis=0)) for k in (0, 2))
+
+
+def test_body_crop_puts_the_card_upright_in_the_middle():
+    img, corners, _, _ = card_frame()
+    crop = body_crop(img, corners, 64)
+    assert crop.shape == (64, 64, 3)
+    assert crop[32, 32].min() > 200  # the card's paper fills the middle
+    assert crop[1, 1].max() < 80 and crop[62, 62].max() < 80  # the table frames it
+    mark = np.argwhere((crop[..., 2] > 150) & (crop[..., 1] < 100))
+    assert len(mark) and mark[:, 0].mean() < 32  # the red mark at the top stays at the top
+    flipped = body_crop(img, np.roll(corners, -2, axis=0), 64)
+    mark = np.argwhere((flipped[..., 2] > 150) & (flipped[..., 1] < 100))
+    assert mark[:, 0].mean() > 32
+
+
+def test_body_crop_of_a_large_card_is_shrunk_without_aliasing():
+    img = np.zeros((1200, 1200, 3), np.uint8)
+    img[::2] = 255  # one-pixel stripes average to grey, they must not alias into bands
+    quad = np.array([[200, 100], [900, 100], [900, 1100], [200, 1100]], np.float32)
+    crop = body_crop(img, quad, 32).astype(float)
+    assert 100 < crop.mean() < 155 and crop.std() < 25
+
+
+def test_context_crop_holds_the_plain_crop_at_its_centre():
+    img, corners, _, _ = card_frame()
+    plain = body_crop(img, corners, 40)
+    ctx = body_crop(img, corners, 40, context=1.6)
+    assert ctx.shape == (64, 64, 3)
+    assert np.abs(ctx[12:52, 12:52].astype(int) - plain.astype(int)).mean() < 12
+
+
+def test_court_probability_goes_to_each_court_rank():
+    p = np.zeros(len(BODY_RANKS))
+    p[BODY_RANKS.index(COURT)] = 1.0
+    mapped = as_index_ranks(p)
+    assert mapped.shape == (len(CARD_RANKS),)
+    assert [CARD_RANKS[i] for i in np.flatnonzero(mapped)] == ["J", "Q", "K"]
+
+
+def test_a_body_model_must_read_body_ranks_and_suits():
+    check_spec(BODY)
+    with pytest.raises(ManifestError):
+        check_spec(ClassifierSpec(file=CARD_BODY_NAME, faces=CARD_RANKS, colours=CARD_SUITS))
+
+
+class FixedBody:
+    """A body model that reads every crop as ``rank`` of ``suit`` at ``p``, and records its inputs."""
+
+    backend, version = "numpy", "test"
+
+    def __init__(self, rank: str, suit: str, p: float) -> None:
+        self.rank, self.suit, self.p, self.inputs = rank, suit, p, []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        self.inputs.append(x)
+        ranks = np.full((len(x), len(BODY_RANKS)), (1 - self.p) / (len(BODY_RANKS) - 1), np.float32)
+        ranks[:, BODY_RANKS.index(self.rank)] = self.p
+        suits = np.full((len(x), len(CARD_SUITS)), (1 - self.p) / 3, np.float32)
+        suits[:, CARD_SUITS.index(self.suit)] = self.p
+        return [ranks, suits]
+
+
+def test_read_bodies_reads_each_card_both_ways_up_in_one_call():
+    img, corners, _, _ = card_frame()
+    model = FixedBody("7", "H", 0.9)
+    ranks, suits = read_bodies(model, BODY, img, [corners, corners])
+    assert ranks.shape == (2, len(BODY_RANKS)) and suits.shape == (2, 4)
+    assert len(model.inputs) == 1 and model.inputs[0].shape == (4, 3, 32, 32)
+    assert ranks[0].argmax() == BODY_RANKS.index("7")
+
+
+def reader(body: FixedBody | None) -> CardReader:
+    m = card_manifest()
+    m = ReaderManifest(m.detector, m.classifier, 0.8, m.training, body=BODY if body else None)
+    return CardReader(m, None, None, body=body)  # type: ignore[arg-type]  # merge needs no detector
+
+
+def one_corner(rank: str, suit: str, p: float, box) -> CornerReadings:
+    rank_p = np.full((1, len(CARD_RANKS)), (1 - p) / (len(CARD_RANKS) - 1), np.float32)
+    rank_p[0, CARD_RANKS.index(rank)] = p
+    suit_p = np.full((1, 4), 0.02, np.float32)
+    suit_p[0, CARD_SUITS.index(suit)] = 0.94
+    score = p * 0.94
+    index = Detection("card", rank + suit, None, box, score, uncertain=score < 0.8)
+    return CornerReadings((index,), rank_p, suit_p)
+
+
+def test_a_sure_body_makes_an_unsure_corner_sure_when_they_agree():
+    img, _, box, _ = card_frame()
+    corner = one_corner("7", "H", 0.5, box)
+    without = reader(None).merge(corner, img)
+    assert [(c.face, c.uncertain) for c in without] == [("7H", True)]
+    body = FixedBody("7", "H", 0.97)
+    with_body = reader(body).merge(corner, img)
+    assert body.inputs, "the card's outline is found, so its body is read"
+    assert [(c.face, c.uncertain) for c in with_body] == [("7H", False)]
+
+
+def test_a_body_that_disagrees_leaves_the_card_uncertain():
+    img, _, box, _ = card_frame()
+    got = reader(FixedBody("4", "H", 0.97)).merge(one_corner("7", "H", 0.95, box), img)
+    assert len(got) == 1 and got[0].uncertain
+
+
+def test_a_court_body_does_not_choose_between_jack_queen_and_king():
+    img, _, box, _ = card_frame()
+    got = reader(FixedBody(COURT, "S", 0.99)).merge(one_corner("Q", "S", 0.6, box), img)
+    assert got[0].face == "QS" and got[0].uncertain
+
+
+def test_no_outline_no_body_reading():
+    img, _, box, _ = card_frame()
+    flat = np.full_like(img, 235)  # the table is the card's colour: no outline is found
+    body = FixedBody("7", "H", 0.97)
+    got = reader(body).merge(one_corner("7", "H", 0.5, box), flat)
+    assert got[0].uncertain and not body.inputs
+
+
+def test_a_card_body_model_needs_its_manifest_entry():
+    m = card_manifest()
+    with pytest.raises(ManifestError):
+        CardReader(m, None, None, body=FixedBody("7", "H", 0.9))  # type: ignore[arg-type]
+    with pytest.raises(ManifestError):
+        CardReader(ReaderManifest(m.detector, m.classifier, body=BODY), None, None)  # type: ignore[arg-type]
