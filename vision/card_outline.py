@@ -104,6 +104,12 @@ class CardOutline:
         inside = cv2.pointPolygonTest(self.corners, (float(point[0]), float(point[1])), True)
         return inside >= -0.5 * self.index_length
 
+    def at_corner(self, index: Box) -> bool:
+        """Whether the index box ``index`` lies at a corner of this card (within
+        :data:`CORNER_REACH` index lengths of one), where a card prints its indices."""
+        p = np.array(_centre(index))
+        return float(np.hypot(*(self.corners - p).T).min()) <= CORNER_REACH * self.index_length
+
     def pairs(self, index: Box, other: Box) -> bool:
         """Whether ``other`` is this card's second index, ``index`` the one it was found from:
         each at a corner of it (within :data:`CORNER_REACH` index lengths), opposite corners."""

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.alternatives import card_alternatives, unsure_faces
@@ -276,7 +277,11 @@ class CardReader:
         indices = corners.indices
         outlines: dict[int, CardOutline | None] = {}
         groups = group_corners(indices, image=image, outlines=outlines)
-        bodies = self._read_bodies(groups, indices, image, outlines)
+        found: list[CardOutline | None] = [None] * len(groups)
+        if self.body is not None and image is not None:
+            found = [self._outline_of(group, indices, image, outlines) for group in groups]
+            groups, found = cards_by_outline(groups, found, indices)
+        bodies = self._read_bodies(image, found)
         cards = []
         for group, body in zip(groups, bodies):
             if len(group) == 1 and body is None:
@@ -316,27 +321,28 @@ class CardReader:
             ))
         return _one_deck(cards)
 
-    def _read_bodies(
-        self, groups: Sequence[Sequence[int]], indices: Sequence[Detection], image: np.ndarray | None,
-        outlines: dict[int, CardOutline | None],
-    ) -> list[tuple[np.ndarray, np.ndarray] | None]:
-        """Each group's body reading (rank, suit probabilities), or None where there is no
-        body model, no frame, or no outline around any of its corners."""
-        if self.body is None or image is None or self.manifest.body is None:
-            return [None] * len(groups)
-        quads: dict[int, np.ndarray] = {}
-        for g, group in enumerate(groups):
-            for k in sorted(group, key=lambda k: (indices[k].uncertain, -indices[k].score)):
-                if k not in outlines:
-                    outlines[k] = outline_at(image, indices[k].box)
-                if outlines[k] is not None:
-                    quads[g] = outlines[k].corners
-                    break
-        if not quads:
-            return [None] * len(groups)
-        rank_p, suit_p = read_bodies(self.body, self.manifest.body, image, list(quads.values()))
-        read = {g: (rank_p[i], suit_p[i]) for i, g in enumerate(quads)}
-        return [read.get(g) for g in range(len(groups))]
+    @staticmethod
+    def _outline_of(group: Sequence[int], indices: Sequence[Detection], image: np.ndarray,
+                    outlines: dict[int, CardOutline | None]) -> CardOutline | None:
+        """The outline of the card a group of indices is, looked for around its surest index
+        first (outlines found are kept in ``outlines``), or None."""
+        for k in sorted(group, key=lambda k: (indices[k].uncertain, -indices[k].score)):
+            if k not in outlines:
+                outlines[k] = outline_at(image, indices[k].box)
+            if outlines[k] is not None:
+                return outlines[k]
+        return None
+
+    def _read_bodies(self, image: np.ndarray | None, found: Sequence[CardOutline | None],
+                     ) -> list[tuple[np.ndarray, np.ndarray] | None]:
+        """The body reading (rank, suit probabilities) of each card whose outline was
+        ``found``, in one call; None for the others, and for all without a body model."""
+        quads = [k for k, o in enumerate(found) if o is not None]
+        if self.body is None or image is None or self.manifest.body is None or not quads:
+            return [None] * len(found)
+        rank_p, suit_p = read_bodies(self.body, self.manifest.body, image, [found[k].corners for k in quads])
+        read = {k: (rank_p[i], suit_p[i]) for i, k in enumerate(quads)}
+        return [read.get(k) for k in range(len(found))]
 
     def read_indices(self, image: np.ndarray) -> tuple[Detection, ...]:
         """Every corner index in a BGR frame, each with its own reading (not merged)."""
@@ -442,6 +448,63 @@ def group_corners(
     for i in range(len(indices)):
         groups.setdefault(root(i), []).append(i)
     return list(groups.values())
+
+
+def cards_by_outline(
+    groups: Sequence[Sequence[int]], found: Sequence[CardOutline | None], indices: Sequence[Detection],
+) -> tuple[list[list[int]], list[CardOutline | None]]:
+    """Cards as their outlines say: the groups of :func:`group_corners` (with the outline
+    ``found`` for each, or None), where every index lying on a card whose outline was found
+    is that card's. One at a corner of it is one of its indices, read into it; one away from
+    its corners is the card's own print (a pip, the court figure) taken for an index, and is
+    left out. Two groups whose indices all lie on one outline are one card, unless each has
+    an outline of its own and the two are not the same quadrilateral: then the larger holds
+    the other, two cards taken for one, and is no card's outline. Without this, a
+    webcam-sized card's pips read as more cards, and the reveal's count is wrong.
+
+    A found outline is one card's paper alone (convex, four straight sides, a card's shape),
+    so no other card's index lies on it: a card on top of it would break that shape.
+    Returns the groups (indices at a card's corners, or all of a group no outline holds)
+    and the outline of each.
+    """
+    found = list(found)
+    for g, outline in enumerate(found):
+        if outline is not None and any(other is not None and not same_quad(outline, other)
+                                       and outline.contains(_centre_of(other)) for other in found):
+            found[g] = None  # it holds another card
+    cards: list[tuple[list[int], CardOutline | None]] = []
+    for g in sorted(range(len(groups)), key=lambda g: found[g] is None):  # outlined cards first
+        members = list(groups[g])
+        host = next((c for c in cards if c[1] is not None and (found[g] is None or same_quad(c[1], found[g]))
+                     and all(c[1].contains(indices[k].centre) for k in members)), None)
+        if host is not None:
+            host[0].extend(members)
+        else:
+            cards.append((members, found[g]))
+    out_groups: list[list[int]] = []
+    for members, outline in cards:
+        at_corners = [k for k in members if outline is None or outline.at_corner(indices[k].box)]
+        out_groups.append(sorted(at_corners or members))
+    order = sorted(range(len(cards)), key=lambda c: out_groups[c][0])
+    return [out_groups[c] for c in order], [cards[c][1] for c in order]
+
+
+SAME_QUAD = 0.7
+"""Two outlines are one card's when they overlap by this much of their union (IoU)."""
+
+
+def same_quad(a: CardOutline, b: CardOutline) -> bool:
+    """Whether two card outlines are the same card's: IoU of their quadrilaterals at least :data:`SAME_QUAD`."""
+    if a is b:
+        return True
+    inter, _ = cv2.intersectConvexConvex(a.corners.astype(np.float32), b.corners.astype(np.float32))
+    union = cv2.contourArea(a.corners.astype(np.float32)) + cv2.contourArea(b.corners.astype(np.float32)) - inter
+    return union > 0 and inter / union >= SAME_QUAD
+
+
+def _centre_of(outline: CardOutline) -> tuple[float, float]:
+    c = outline.corners.mean(axis=0)
+    return float(c[0]), float(c[1])
 
 
 def merge_corners(

@@ -9,7 +9,8 @@ import pytest
 
 from tests.vision.tiny_card_reader import manifest as card_manifest
 from vision.card_body import BODY_RANKS, COURT, as_index_ranks, body_crop, check_spec, read_bodies, upright
-from vision.card_reader import CardReader, CornerReadings
+from vision.card_outline import CardOutline
+from vision.card_reader import CardReader, CornerReadings, cards_by_outline, same_quad
 from vision.detections import CARD_RANKS, CARD_SUITS, Detection
 from vision.manifest import CARD_BODY_NAME, ClassifierSpec, ManifestError, ReaderManifest
 
@@ -168,3 +169,34 @@ def test_a_card_body_model_needs_its_manifest_entry():
         CardReader(m, None, None, body=FixedBody("7", "H", 0.9))  # type: ignore[arg-type]
     with pytest.raises(ManifestError):
         CardReader(ReaderManifest(m.detector, m.classifier, body=BODY), None, None)  # type: ignore[arg-type]
+
+
+def outline(x0: float, y0: float, w: float = 60.0, h: float = 90.0, index: float = 10.0) -> CardOutline:
+    corners = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], np.float32)
+    return CardOutline(corners=corners, long_side=h, short_side=w, index_length=index)
+
+
+def index_at(x: float, y: float, face: str = "7H") -> Detection:
+    return Detection("card", face, None, (x - 4, y - 6, x + 4, y + 6), 0.5, uncertain=True)
+
+
+def test_indices_on_a_found_outline_are_that_cards_and_its_pips_are_left_out():
+    card = outline(100, 100)
+    indices = (index_at(106, 108), index_at(130, 145, "8S"), index_at(154, 182, "2H"))  # corner, a pip, far corner
+    groups, found = cards_by_outline([[0], [1], [2]], [card, None, None], indices)
+    assert groups == [[0, 2]] and found == [card]
+
+
+def test_a_group_outside_the_outline_stays_a_card_of_its_own():
+    card = outline(100, 100)
+    indices = (index_at(106, 108), index_at(300, 300))
+    groups, found = cards_by_outline([[0], [1]], [card, None], indices)
+    assert groups == [[0], [1]] and found == [card, None]
+
+
+def test_an_outline_holding_another_cards_outline_is_two_cards_and_no_outline():
+    big, small = outline(100, 100, 120, 150), outline(160, 110, 55, 80)
+    assert not same_quad(big, small) and same_quad(small, outline(161, 111, 55, 80))
+    indices = (index_at(106, 108), index_at(166, 118))
+    groups, found = cards_by_outline([[0], [1]], [big, small], indices)
+    assert groups == [[0], [1]] and found == [None, small]
