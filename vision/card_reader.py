@@ -275,12 +275,7 @@ class CardReader:
         ace to ten and the joint reading of rank and suit reaches the threshold: on a small or
         blurred card the pips still count when the index is a smudge."""
         indices = corners.indices
-        outlines: dict[int, CardOutline | None] = {}
-        groups = group_corners(indices, image=image, outlines=outlines)
-        found: list[CardOutline | None] = [None] * len(groups)
-        if self.body is not None and image is not None:
-            found = [self._outline_of(group, indices, image, outlines) for group in groups]
-            groups, found = cards_by_outline(groups, found, indices)
+        groups, found = self._cards(corners, image, by_outline=self.body is not None)
         bodies = self._read_bodies(image, found)
         cards = []
         for group, body in zip(groups, bodies):
@@ -320,6 +315,23 @@ class CardReader:
                 alternatives=unsure_faces([face, *joint, *(c.face for c in views)], views) if joint else (),
             ))
         return _one_deck(cards)
+
+    def _cards(self, corners: CornerReadings, image: np.ndarray | None, by_outline: bool,
+               ) -> tuple[list[list[int]], list[CardOutline | None]]:
+        """Which indices are one card's (:func:`group_corners`), and with ``by_outline`` and the
+        frame, as the cards' outlines say (:func:`cards_by_outline`), with each card's outline."""
+        indices = corners.indices
+        outlines: dict[int, CardOutline | None] = {}
+        groups = group_corners(indices, image=image, outlines=outlines)
+        if not by_outline or image is None:
+            return groups, [None] * len(groups)
+        found = [self._outline_of(group, indices, image, outlines) for group in groups]
+        return cards_by_outline(groups, found, indices)
+
+    def outlines(self, image: np.ndarray) -> list[np.ndarray]:
+        """The corners of each card outline in a BGR frame (read as a live frame) whose body
+        a body model would read: what it is handed at read time, to train it on."""
+        return [o.corners for o in self._cards(self.read_corners(image), image, by_outline=True)[1] if o is not None]
 
     @staticmethod
     def _outline_of(group: Sequence[int], indices: Sequence[Detection], image: np.ndarray,
@@ -457,10 +469,11 @@ def cards_by_outline(
     ``found`` for each, or None), where every index lying on a card whose outline was found
     is that card's. One at a corner of it is one of its indices, read into it; one away from
     its corners is the card's own print (a pip, the court figure) taken for an index, and is
-    left out. Two groups whose indices all lie on one outline are one card, unless each has
-    an outline of its own and the two are not the same quadrilateral: then the larger holds
-    the other, two cards taken for one, and is no card's outline. Without this, a
-    webcam-sized card's pips read as more cards, and the reveal's count is wrong.
+    left out. Two groups whose indices all lie on one outline are one card. An outline that
+    holds another group's own outline (not the same quadrilateral), or a sure index of
+    another group (two sure readings that group_corners kept apart name two cards), is two
+    cards taken for one and no card's outline. Without this, a webcam-sized card's pips read
+    as more cards, and the reveal's count is wrong.
 
     A found outline is one card's paper alone (convex, four straight sides, a card's shape),
     so no other card's index lies on it: a card on top of it would break that shape.
@@ -469,9 +482,14 @@ def cards_by_outline(
     """
     found = list(found)
     for g, outline in enumerate(found):
-        if outline is not None and any(other is not None and not same_quad(outline, other)
-                                       and outline.contains(_centre_of(other)) for other in found):
-            found[g] = None  # it holds another card
+        if outline is None:
+            continue
+        holds_a_card = any(other is not None and not same_quad(outline, other) and outline.contains(_centre_of(other))
+                           for other in found)
+        holds_a_sure_index = any(h != g and not indices[k].uncertain and outline.contains(indices[k].centre)
+                                 for h, group in enumerate(groups) for k in group)
+        if holds_a_card or holds_a_sure_index:
+            found[g] = None  # two cards taken for one
     cards: list[tuple[list[int], CardOutline | None]] = []
     for g in sorted(range(len(groups)), key=lambda g: found[g] is None):  # outlined cards first
         members = list(groups[g])

@@ -225,6 +225,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --cards: how corner indices no one could read (vision.legibility, from the sets' "
                              "scenes.jsonl) are trained: on their rank and suit as any other (guess, the default), "
                              "or towards even odds over ranks and suits (unsure)")
+    parser.add_argument("--body-outlines", type=Path, metavar="DIR",
+                        help="with --cards --stage body: also train on the card outlines the card reader of this "
+                             "model folder finds in the training images, as it hands them to the body classifier; "
+                             "those that are not a whole card are trained towards even odds")
     parser.add_argument("--val-fraction", type=float, default=0.1, help="share of each training set held out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="auto (CUDA when available), cpu, cuda, or a CUDA index")
@@ -604,6 +608,25 @@ def run_body(args, items, torch_device: str) -> tuple[ClassifierSpec, dict[str, 
                              False, log)
     except FileNotFoundError as exc:
         raise SystemExit(f"tableref train: {exc}") from None
+    outlined = None
+    if args.body_outlines is not None:
+        from vision.body_crops import WHOLE_CARD, collect_outlined
+        from vision.reader import load_reader
+
+        cards = load_reader(args.body_outlines).cards
+        if cards is None:
+            raise SystemExit(f"tableref train: --body-outlines {args.body_outlines} has no card reader")
+        t1 = time.time()
+        for split, is_val_split in (("train", False), ("val", True)):
+            more = collect_outlined([(s, it) for s, it, v in items if v == is_val_split and s in roots], roots,
+                                    cards.outlines, cfg.size, cfg.expand, not is_val_split, log)
+            if is_val_split:
+                val = val.joined(more)
+            else:
+                train = train.joined(more)
+            outlined = {**(outlined or {}), split: len(more), f"{split}_not_whole": int(more.unreadable_mask().sum())}
+        outlined.update({"models": str(args.body_outlines), "whole_card_corner_error": WHOLE_CARD,
+                         "card_detector_sha256": cards.manifest.detector.sha256, "seconds": round(time.time() - t1, 1)})
     log(f"card bodies: {len(train)} train crops {tc.face_counts(train, BODY_RANKS)}, {len(val)} val crops "
         f"({time.time() - t0:.1f} s to cut)")
     if len(train) == 0:
@@ -622,6 +645,7 @@ def run_body(args, items, torch_device: str) -> tuple[ClassifierSpec, dict[str, 
                         f"{cfg.width}) on whole card bodies warped upright, rank (A-10, court) + suit heads",
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
         "cards": {"min_visible": MIN_VISIBLE, "min_long_side_px": MIN_LONG_SIDE, "crops_per_card": 2},
+        **({"outlined": outlined} if outlined else {}),
         **({"init_sha256": init_sha256} if init_sha256 else {}),
         "crops": {"train": len(train), "val": len(val), "train_faces": tc.face_counts(train, BODY_RANKS)},
         "export": export,
@@ -772,6 +796,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.stage == "body" and not args.cards:
         print("tableref train: --stage body trains the card reader's body classifier: give --cards", file=sys.stderr)
+        return 2
+    if args.body_outlines is not None and args.stage != "body":
+        print("tableref train: --body-outlines adds training crops for the card body classifier: give --cards "
+              "--stage body", file=sys.stderr)
         return 2
     reader_boxed = [str(d) for d in args.synth if boxes_of(d) == "reader"]
     if reader_boxed and args.stage in ("all", "detector"):

@@ -87,6 +87,18 @@ class CropSet:
     def unreadable_mask(self) -> np.ndarray:
         return np.zeros(len(self), bool) if self.unreadable is None else self.unreadable
 
+    def joined(self, other: CropSet) -> CropSet:
+        """These crops and then ``other``'s, of the same side."""
+        if len(other) == 0:
+            return self
+        if len(self) == 0:
+            return other
+        unreadable = None
+        if self.unreadable is not None or other.unreadable is not None:
+            unreadable = np.concatenate([self.unreadable_mask(), other.unreadable_mask()])
+        return CropSet(np.concatenate([self.crops, other.crops]), np.concatenate([self.faces, other.faces]),
+                       np.concatenate([self.colours, other.colours]), [*self.sources, *other.sources], unreadable)
+
 
 def collect_crops(
     images: Sequence[tuple[str, LabelledImage]],

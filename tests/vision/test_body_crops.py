@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.augment import center_view, context_size
-from vision.body_crops import body_cards, body_rank, collect_bodies
+from vision.body_crops import body_cards, body_rank, collect_bodies, collect_outlined
 from vision.card_body import BODY_RANKS, COURT
 from vision.datasets import load_dataset
 from vision.detections import CARD_SUITS
@@ -96,3 +96,30 @@ def test_a_tiny_body_run_is_named_in_the_card_manifest_and_read(tmp_path):
     assert cards is not None and cards.body is not None
     assert cards.info["body"]["file"] == CARD_BODY_NAME
     assert cards.without_body().body is None
+
+
+def test_outlined_crops_are_labelled_by_the_card_they_lie_on_and_part_cards_are_unreadable(tmp_path):
+    root = write_reveal(tmp_path / "set")
+    items = [("synth0", it) for it in load_dataset(root)]
+    scene = json.loads((root / "scenes.jsonl").read_text())
+    seven = next(np.float32(c["corners_px"]) for c in scene["cards"] if c["face"] == "7H")
+    top_half = np.float32([seven[0], seven[1], (seven[1] + seven[2]) / 2, (seven[0] + seven[3]) / 2])
+    nowhere = np.float32([[600, 440], [630, 440], [630, 470], [600, 470]])
+    crops = collect_outlined(items, {"synth0": root}, lambda img: [seven, top_half, nowhere], 32, 1.12,
+                             context=True, log=lambda _: None)
+    assert crops.crops.shape == (6, context_size(32), context_size(32), 3)
+    assert [BODY_RANKS[f] for f in crops.faces] == ["7", "7", "7", "7", COURT, COURT]
+    assert crops.unreadable_mask().tolist() == [False, False, True, True, True, True]
+    plain = collect_outlined(items, {"synth0": root}, lambda img: [seven], 32, 1.12, context=False, log=lambda _: None)
+    assert plain.crops.shape == (2, 32, 32, 3)
+
+
+def test_crop_sets_join_with_their_unreadable_marks():
+    from vision.train_classifier import CropSet
+
+    a = CropSet(np.zeros((2, 4, 4, 3), np.uint8), np.array([0, 1]), np.array([0, 0]), ["a", "a"])
+    b = CropSet(np.ones((1, 4, 4, 3), np.uint8), np.array([2]), np.array([1]), ["b"], np.array([True]))
+    both = a.joined(b)
+    assert len(both) == 3 and both.faces.tolist() == [0, 1, 2] and both.sources == ["a", "a", "b"]
+    assert both.unreadable_mask().tolist() == [False, False, True]
+    assert a.joined(CropSet(np.zeros((0, 4, 4, 3), np.uint8), np.array([], int), np.array([], int))) is a

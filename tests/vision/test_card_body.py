@@ -200,3 +200,13 @@ def test_an_outline_holding_another_cards_outline_is_two_cards_and_no_outline():
     indices = (index_at(106, 108), index_at(166, 118))
     groups, found = cards_by_outline([[0], [1]], [big, small], indices)
     assert groups == [[0], [1]] and found == [None, small]
+
+
+def test_outlines_are_the_cards_a_body_model_would_read(monkeypatch):
+    img, corners, box, far = card_frame()
+    plain = reader(None)  # outlines are found whether or not a body model is loaded
+    two = CornerReadings(one_corner("7", "H", 0.5, box).indices + one_corner("7", "H", 0.5, far).indices,
+                         np.vstack([one_corner("7", "H", 0.5, box).rank_p] * 2), np.vstack([one_corner("7", "H", 0.5, box).suit_p] * 2))
+    monkeypatch.setattr(plain, "read_corners", lambda image, photo=False: two)
+    [quad] = plain.outlines(img)  # the card's two corners make one card, one outline
+    assert same_quad(CardOutline(quad, 100.0, 70.0, 10.0), CardOutline(corners, 100.0, 70.0, 10.0))
