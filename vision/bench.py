@@ -15,7 +15,8 @@ reads a photo (with the second look), and the card stages alone; and the dice fr
 read with the card stages on (what ``tableref read`` and ``serve`` do when the card model is there).
 With specialists in the manifest, the dice frames are also read without them; give
 ``--images`` a folder of Nine Dice renders to see what the ブ/プ one costs where it is asked.
-With a second-opinion classifier, the second-look reads are also timed without it.
+With a second-opinion classifier, the second-look reads are also timed without it; with a
+card body classifier, the Doubt-and-dice frames are also read without it.
 """
 
 from __future__ import annotations
@@ -289,6 +290,8 @@ def run(args: argparse.Namespace) -> int:
                 fns[b + "_cards_photo"] = lambda f, c=reader.cards.at_imgsz(reader.cards.photo_imgsz): c.read_indices(f)
             if reader.cards.turns > 1:
                 fns[b + "_cards_one_turn"] = lambda f, c=reader.cards.with_turns(1): c.read_indices(f)
+            if reader.cards.body is not None:
+                fns[b + "_no_card_body"] = reader.without_card_body().read
         row.update(timed(fns, frames, args.runs, args.warmup))
         read = [some.read(f) for f in frames]
         row["read_per_frame"] = {"dice": float(np.mean([len(r.dice()) for r in read])),
@@ -307,6 +310,9 @@ def run(args: argparse.Namespace) -> int:
             if b + "_cards_photo" in row:
                 print(f"  cards/{b:<18} median {row[b + '_cards_photo']['median_ms']:6.1f} ms   (card stages alone at the "
                       f"photo size {readers[b].cards.photo_imgsz})")
+            if b + "_no_card_body" in row:
+                print(f"  reader/{b:<17} median {row[b + '_no_card_body']['median_ms']:6.1f} ms   (the same frames, "
+                      "cards read from their corners alone, without the card body classifier)")
             if b + "_cards_one_turn" in row:
                 print(f"  cards/{b:<18} median {row[b + '_cards_one_turn']['median_ms']:6.1f} ms   (card stages reading each "
                       f"index once, not at {readers[b].cards.turns} quarter turns)")

@@ -13,7 +13,7 @@ another card, or two cards taken for one. Warped as if it were a whole card, suc
 is read surely wrong (a nine with its corner hidden counts eight). So
 :func:`collect_outlined` also cuts the crops a card reader hands the body classifier at
 read time, from the outlines it finds around the indices it detects; each is matched to
-the card it overlaps most, and one that is not that whole card (a corner further from the
+the card in view it fits best, and one that is not that whole card (a corner further from the
 card's than :data:`WHOLE_CARD`) is marked unreadable, to be trained towards even odds
 (:mod:`vision.train_classifier`).
 
@@ -52,6 +52,8 @@ MIN_LONG_SIDE = 28.0
 # body readings of outlines within 0.15 were right 360 times in 360, and beyond it wrong
 # 11 times in 22 (model card, *Card body classifier*).
 WHOLE_CARD = 0.15
+# A found outline is matched to the cards at least this much in view.
+MIN_IN_VIEW = 0.5
 
 
 @dataclass(frozen=True)
@@ -125,18 +127,6 @@ def collect_bodies(
     return CropSet(arr, np.array(ranks, np.int64), np.array(suits, np.int64), sources)
 
 
-def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of two convex quadrilaterals (pixels).
-
-    >>> square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
-    >>> round(quad_iou(square, square + [5, 0]), 3)
-    0.333
-    """
-    inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
-    union = cv2.contourArea(np.asarray(a, np.float32)) + cv2.contourArea(np.asarray(b, np.float32)) - inter
-    return float(inter / union) if union > 0 else 0.0
-
-
 def corner_error(outline: np.ndarray, card: np.ndarray) -> float:
     """How far the corners of ``outline`` lie from those of ``card`` (both in any order), at
     most, in the card's short sides: 0 for the card itself, about 0.5 for its top half.
@@ -152,25 +142,29 @@ def corner_error(outline: np.ndarray, card: np.ndarray) -> float:
 
 def outlined_cards(scene: Mapping[str, Any], outlines: Iterable[np.ndarray]) -> Iterator[tuple[np.ndarray, str, str, bool]]:
     """Each outline found in a scene (corners in any order) with the body rank and suit of
-    the face-up card it overlaps most, and whether it is that whole card (:func:`corner_error`
-    within :data:`WHOLE_CARD`).
-    An outline on no face-up card is labelled with the nearest card's face, or none at all
-    (``court`` of spades), and is never whole: either way it is trained towards even odds.
+    the card it is, and whether it is that whole card: of the face-up cards mostly in view
+    (:data:`MIN_IN_VIEW`; a card squarely under another is not what the camera sees), the
+    one whose corners it lies nearest (:func:`corner_error`), whole within
+    :data:`WHOLE_CARD`. An outline with no such card is labelled ``court`` of spades and is
+    never whole: either way it is trained towards even odds.
 
-    >>> card = {"face": "9H", "face_up": True, "corners_px": [[0, 0], [60, 0], [60, 90], [0, 90]]}
+    >>> card = {"face": "9H", "face_up": True, "visible": 1.0, "corners_px": [[0, 0], [60, 0], [60, 90], [0, 90]]}
     >>> half = np.array([[0, 0], [60, 0], [60, 45], [0, 45]], np.float32)
     >>> [(r, s, whole) for _, r, s, whole in outlined_cards({"cards": [card]}, [np.float32(card["corners_px"]), half])]
     [('9', 'H', True), ('9', 'H', False)]
+    >>> under = {**card, "face": "2C", "visible": 0.1}  # the nine lies squarely on a two
+    >>> [(r, s, whole) for _, r, s, whole in outlined_cards({"cards": [under, card]}, [np.float32(card["corners_px"])])]
+    [('9', 'H', True)]
     """
-    cards = [c for c in scene.get("cards", ()) if c.get("face_up") and c.get("face")]
+    cards = [(np.asarray(c["corners_px"], np.float32), str(c["face"])) for c in scene.get("cards", ())
+             if c.get("face_up") and c.get("face") and float(c.get("visible", 1.0)) >= MIN_IN_VIEW]
     for quad in outlines:
-        scored = [(quad_iou(quad, np.asarray(c["corners_px"], np.float32)), c) for c in cards]
-        iou, card = max(scored, key=lambda t: t[0], default=(0.0, None))
-        if card is None or iou <= 0.0:
+        scored = [(corner_error(quad, corners), face) for corners, face in cards]
+        err, face = min(scored, key=lambda t: t[0], default=(np.inf, None))
+        if face is None:
             yield quad, COURT, "S", False
         else:
-            whole = corner_error(quad, np.asarray(card["corners_px"], np.float32)) <= WHOLE_CARD
-            yield quad, body_rank(str(card["face"])), str(card["face"])[-1], whole
+            yield quad, body_rank(face), face[-1], err <= WHOLE_CARD
 
 
 def collect_outlined(

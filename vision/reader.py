@@ -257,6 +257,13 @@ class DiceReader:
         return self._view(self.cards.at_imgsz(self.cards.photo_imgsz if imgsz is None else imgsz),
                           self.vocabulary, self.second_look)
 
+    def without_card_body(self) -> DiceReader:
+        """The same models, cards read from their corners alone, without the card body
+        classifier (what it costs and gains: ``tableref bench``, ``tableref eval-live``)."""
+        if self.cards is None or self.cards.body is None:
+            return self
+        return self._view(self.cards.without_body(), self.vocabulary, self.second_look)
+
     def without_specialists(self) -> DiceReader:
         """The same models without the specialists (what they cost and gain: ``tableref bench``)."""
         if not self.specialists:

@@ -297,6 +297,37 @@ def test_bench_times_the_card_stages_with_and_without_turns(tmp_path, capsys):
     assert row["onnxruntime-f32_second_look"]["median_ms"] > 0
     assert row["onnxruntime-f32_cards_photo"]["median_ms"] > 0
     assert "card indices found at 448, not 416" in out and "at the photo size 448" in out
+    assert "without the card body classifier" not in out  # no body model: nothing to compare
+
+
+def test_a_card_body_model_is_loaded_checked_and_benched(tmp_path, capsys):
+    pytest.importorskip("onnx")
+    import argparse
+
+    import cv2
+
+    from vision import bench
+    from vision.manifest import CARD_BODY_NAME
+
+    tiny.build_onnx(tmp_path)
+    tc.build_body(tc.build_onnx(tmp_path))
+    reader = load_reader(tmp_path, backend="onnxruntime")
+    assert reader.cards.body is not None and reader.cards.info["body"]["file"] == CARD_BODY_NAME
+    assert reader.without_card_body().cards.body is None and reader.without_cards().without_card_body() is not None
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "scene.png"), frame())
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--models", str(tmp_path), "--images", str(frames), "--frames", "1", "--runs", "2",
+                              "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
+    assert bench.run(args) == 0
+    assert "without the card body classifier" in capsys.readouterr().out
+    row = json.loads((tmp_path / "b.json").read_text())["sizes"]["1280x720_20_dice_3_cards"]
+    assert row["onnxruntime-f32_no_card_body"]["median_ms"] > 0
+    (tmp_path / CARD_BODY_NAME).write_bytes(b"not the model")
+    with pytest.raises(ManifestError, match="does not match the sha256"):
+        load_reader(tmp_path, backend="onnxruntime")
 
 
 class _SizeRecorder(tc.FakeCardDetector):

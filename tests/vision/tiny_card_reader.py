@@ -90,3 +90,26 @@ def build_onnx(folder: Path) -> Path:
     m = manifest(sha256_of(folder / CARD_DETECTOR_NAME), sha256_of(folder / CARD_CLASSIFIER_NAME))
     (folder / CARD_MANIFEST_NAME).write_text(json.dumps(m.to_json(), ensure_ascii=False), encoding="utf-8")
     return folder
+
+
+def build_body(folder: Path) -> Path:
+    """Add a tiny card body classifier to the card models in ``folder`` (after
+    :func:`build_onnx`): every body reads as a seven of hearts, sure, and it is named under
+    ``body`` in the card manifest."""
+    from dataclasses import replace
+
+    from vision.card_body import BODY_RANKS
+    from vision.manifest import CARD_BODY_NAME
+
+    rank_w = np.zeros((3, len(BODY_RANKS)), np.float32)
+    rank_w[:, BODY_RANKS.index("7")] = GAIN
+    suit_w = np.zeros((3, len(CARD_SUITS)), np.float32)
+    suit_w[:, CARD_SUITS.index("H")] = GAIN
+    write_pair(folder, detector_output(), (rank_w, suit_w), 32, ("body-unused-detector.onnx", CARD_BODY_NAME),
+               ("rank_prob", "suit_prob"))
+    (folder / "body-unused-detector.onnx").unlink()
+    m = ReaderManifest.load(folder / CARD_MANIFEST_NAME)
+    body = ClassifierSpec(file=CARD_BODY_NAME, size=32, expand=1.12, faces=BODY_RANKS, colours=CARD_SUITS,
+                          sha256=sha256_of(folder / CARD_BODY_NAME))
+    replace(m, body=body).save(folder / CARD_MANIFEST_NAME)
+    return folder
