@@ -470,7 +470,7 @@ def cards_by_outline(
     is that card's. One at a corner of it is one of its indices, read into it; one away from
     its corners is the card's own print (a pip, the court figure) taken for an index, and is
     left out. Two groups whose indices all lie on one outline are one card. An outline that
-    holds another group's own outline (not the same quadrilateral), or a sure index of
+    holds the middle of another group's own, smaller outline (not the same quadrilateral), or a sure index of
     another group (two sure readings that group_corners kept apart name two cards), is two
     cards taken for one and no card's outline. Without this, a webcam-sized card's pips read
     as more cards, and the reveal's count is wrong.
@@ -480,12 +480,12 @@ def cards_by_outline(
     Returns the groups (indices at a card's corners, or all of a group no outline holds)
     and the outline of each.
     """
-    found = list(found)
-    for g, outline in enumerate(found):
+    given, found = tuple(found), list(found)
+    for g, outline in enumerate(given):
         if outline is None:
             continue
         holds_a_card = any(other is not None and not same_quad(outline, other) and outline.contains(_centre_of(other))
-                           for other in found)
+                           and _area(outline) > _area(other) for other in given)
         holds_a_sure_index = any(h != g and not indices[k].uncertain and outline.contains(indices[k].centre)
                                  for h, group in enumerate(groups) for k in group)
         if holds_a_card or holds_a_sure_index:
@@ -518,6 +518,10 @@ def same_quad(a: CardOutline, b: CardOutline) -> bool:
     inter, _ = cv2.intersectConvexConvex(a.corners.astype(np.float32), b.corners.astype(np.float32))
     union = cv2.contourArea(a.corners.astype(np.float32)) + cv2.contourArea(b.corners.astype(np.float32)) - inter
     return union > 0 and inter / union >= SAME_QUAD
+
+
+def _area(outline: CardOutline) -> float:
+    return float(cv2.contourArea(outline.corners.astype(np.float32)))
 
 
 def _centre_of(outline: CardOutline) -> tuple[float, float]:
