@@ -15,6 +15,9 @@ true dice give. Each reveal counts as:
   anything the referee refuses);
 - ``unsettled``: the still scene never settled.
 
+It also prints what ``tableref eval-live`` says of the same clips, reveal outcomes and
+pieces, so one run of the clips gives both.
+
 The tables:
 
 - **Nine Dice:** a fresh game, and the roll judged.
@@ -47,7 +50,8 @@ from referee.game import State
 from referee.log import GameLog
 from referee.replay import rules_for, start
 from vision.detections import Reading
-from vision.live_eval import ClipResult, add_clip_arguments as add_live_arguments, play_all, run_config
+from vision.live_eval import ClipResult, add_clip_arguments as add_live_arguments, play_all, run_config, summarise
+from vision.live_eval import report as live_report
 
 from web.readings import from_reading, judge_reading
 from web.unsure import canonical, judge_unsure, outcome
@@ -162,11 +166,13 @@ def run(args: argparse.Namespace) -> int:
     for counts in per_game.values():
         all_games.update(counts)
     per_game["all"] = all_games
+    print(live_report(played.results))  # what tableref eval-live says of the same clips
     print(report(per_game))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         doc = {"config": run_config(args, played), "reader": played.reader.info, "seconds": played.seconds,
-               "summary": {g: {k: c.get(k, 0) for k in OUTCOMES} for g, c in per_game.items()}, "reveals": reveals}
+               "summary": {g: {k: c.get(k, 0) for k in OUTCOMES} for g, c in per_game.items()},
+               "live_summary": summarise(played.results, "closer"), "reveals": reveals}
         (args.out / "verdicts.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False))
         print(f"wrote {args.out / 'verdicts.json'}")
     return 0

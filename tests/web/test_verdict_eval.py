@@ -81,6 +81,7 @@ def test_eval_verdicts_plays_rendered_reveals(tmp_path: Path, capsys: pytest.Cap
     assert [r["game"] for r in doc["reveals"]] == ["liars-dice", "nine-dice", "pin456"]
     assert all(v in OUTCOMES for r in doc["reveals"] for v in r["verdicts"])
     assert sum(doc["summary"]["all"].values()) == len(LIARS_FACES) + 2
+    assert "closer look" in out and doc["live_summary"]["reveals"] == 3  # eval-live's outcomes of the same clips
 
 
 def test_a_doubt_reveal_is_judged_on_its_ranks() -> None:
