@@ -629,7 +629,7 @@ def _without(cards: CardReader, **detector: object) -> CardReader:
 
     spec = replace(cards.manifest.detector, **detector)
     return CardReader(replace(cards.manifest, detector=spec), cards.detector, cards.classifier, cards.threshold,
-                      specialists=cards.specialists)
+                      specialists=cards.specialists, body=cards.body)
 
 
 def _zooming_card_reader(zoom_out_above: int | None) -> tuple[CardReader, _LargeIndexDetector]:

@@ -210,12 +210,12 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
     tiny epoch on rendered cards, exported with a fourteenth rank class that the runtime reader
     accepts."""
     out = train_on_rendered_cards(tmp_path, 6, 3, ("card-reader.json", "card-detector.onnx", "card-detector.pt",
-                                                   "card-classifier.onnx"),
+                                                   "card-classifier.onnx", "card-body.onnx"),
                                   ["--stage", "classifier", "--cls-negatives", str(DEFAULT_MODEL_DIR),
                                    "--cls-negatives-conf", "0.01", "--cls-illegible", "unsure"])
     from vision.card_reader import CardReader
     from vision.manifest import ReaderManifest
-    from vision.reader import load_pair
+    from vision.reader import load_checked, load_pair
 
     manifest = ReaderManifest.load(out / "card-reader.json")
     assert manifest.classifier.faces == WITH_NONE and manifest.classifier.turns == 4
@@ -224,7 +224,10 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
     assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "card-reader.json").detector.sha256
     illegible = manifest.training["classifier"]["illegible"]  # and smudged indices were taught "don't know"
     assert illegible["rule"]["min_glyph_px"] == 8.0 and illegible["train"] + illegible["val"] > 0
-    reader = CardReader(manifest, *load_pair(out, "card-reader.json", manifest, "auto", 1, "auto"))
+    detector, classifier = load_pair(out, "card-reader.json", manifest, "auto", 1, "auto")
+    assert manifest.body is not None  # training the classifier keeps the body classifier named
+    body = load_checked(out, "card-reader.json", "card body", manifest.body, detector.backend, 1, "auto")
+    reader = CardReader(manifest, detector, classifier, body=body)
     assert reader.rejects
     image = cv2.imread(str(next((tmp_path / "cards" / "images").iterdir())))
     assert all(d.face[:-1] in CARD_RANKS for d in reader.read_indices(image))
@@ -236,7 +239,8 @@ def test_train_makes_a_card_suit_specialist_that_the_reader_loads(tmp_path):
     four-suit network recorded beside the card classifier and asked by the card reader."""
     out = train_on_rendered_cards(tmp_path, 4, 5, ("dice-reader.json", "dice-detector.onnx", "dice-classifier.onnx",
                                                    "dice-specialist.onnx", "dice-second-opinion.onnx", "card-reader.json",
-                                                   "card-detector.onnx", "card-classifier.onnx"), ["--stage", "specialist"])
+                                                   "card-detector.onnx", "card-classifier.onnx", "card-body.onnx"),
+                                  ["--stage", "specialist"])
     from vision.manifest import ReaderManifest
     from vision.reader import load_reader
 
