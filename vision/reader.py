@@ -549,15 +549,7 @@ def load_reader(
                                       detector.backend, threads, precision)
     card_reader = None
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
-        card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
-        card_det, card_cls = load_pair(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads, precision)
-        suit_specialists = load_specialists(model_dir, CARD_MANIFEST_NAME, card_manifest, detector.backend, threads,
-                                            precision)
-        body = None
-        if card_manifest.body is not None:
-            body = load_checked(model_dir, CARD_MANIFEST_NAME, "card body", card_manifest.body, detector.backend,
-                                threads, precision)
-        card_reader = CardReader(card_manifest, card_det, card_cls, card_threshold, card_turns, suit_specialists, body)
+        card_reader = load_card_reader(model_dir, detector.backend, threads, precision, card_threshold, card_turns)
     return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists,
                       second_opinion=second_opinion)
 
@@ -579,6 +571,28 @@ def load_specialists(
     """The specialist models a manifest names, in its order, each checked against its hash."""
     return tuple(load_checked(model_dir, manifest_name, "specialist", spec, backend, threads, precision)
                  for spec in manifest.specialists)
+
+
+def load_card_reader(
+    model_dir: Path,
+    backend: str = "auto",
+    threads: int | None = None,
+    precision: str = "auto",
+    threshold: float | None = None,
+    turns: int | None = None,
+) -> CardReader:
+    """Load ``card-reader.json`` and the card models it names (detector, classifier, suit
+    specialists, body classifier) from ``model_dir``; the card part of :func:`load_reader`.
+    Raises :class:`ManifestError` as :func:`load_reader` does."""
+    threads = default_threads() if threads is None else threads
+    manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
+    detector, classifier = load_pair(model_dir, CARD_MANIFEST_NAME, manifest, backend, threads, precision)
+    specialists = load_specialists(model_dir, CARD_MANIFEST_NAME, manifest, detector.backend, threads, precision)
+    body = None
+    if manifest.body is not None:
+        body = load_checked(model_dir, CARD_MANIFEST_NAME, "card body", manifest.body, detector.backend, threads,
+                            precision)
+    return CardReader(manifest, detector, classifier, threshold, turns, specialists, body)
 
 
 def load_checked(

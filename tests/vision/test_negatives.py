@@ -222,9 +222,8 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
                                                    "card-classifier.onnx", "card-body.onnx"),
                                   ["--stage", "classifier", "--cls-negatives", str(DEFAULT_MODEL_DIR),
                                    "--cls-negatives-conf", "0.01", "--cls-illegible", "unsure"])
-    from vision.card_reader import CardReader
     from vision.manifest import ReaderManifest
-    from vision.reader import load_checked, load_pair
+    from vision.reader import load_card_reader
 
     manifest = ReaderManifest.load(out / "card-reader.json")
     assert manifest.classifier.faces == WITH_NONE and manifest.classifier.turns == 4
@@ -233,10 +232,8 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
     assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "card-reader.json").detector.sha256
     illegible = manifest.training["classifier"]["illegible"]  # and smudged indices were taught "don't know"
     assert illegible["rule"]["min_glyph_px"] == 8.0 and illegible["train"] + illegible["val"] > 0
-    detector, classifier = load_pair(out, "card-reader.json", manifest, "auto", 1, "auto")
     assert manifest.body is not None  # training the classifier keeps the body classifier named
-    body = load_checked(out, "card-reader.json", "card body", manifest.body, detector.backend, 1, "auto")
-    reader = CardReader(manifest, detector, classifier, body=body)
+    reader = load_card_reader(out, threads=1)
     assert reader.rejects
     image = cv2.imread(str(next((tmp_path / "cards" / "images").iterdir())))
     assert all(d.face[:-1] in CARD_RANKS for d in reader.read_indices(image))
