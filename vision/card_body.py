@@ -87,24 +87,37 @@ def body_crop(image: np.ndarray, quad: np.ndarray, size: int, expand: float = BO
     ``1/expand`` of the side). With ``context`` > 1 the square is that many times larger at
     the same scale (the training crops' room for augmentation, :mod:`vision.augment`).
     Large cards are first shrunk by area averaging, so their fine print does not alias."""
+    src, q = _shrunk(image, quad, size, expand, context)
+    return _warp(src, q, size, expand, context)
+
+
+def _shrunk(image: np.ndarray, quad: np.ndarray, size: int, expand: float, context: float,
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """The part of ``image`` a crop of the card ``quad`` takes, shrunk by area averaging to
+    twice the crop's scale when the card is larger than that (else the whole image), and the
+    card's corners in it. A turn of the corners' order makes the same part."""
     q = np.asarray(quad, np.float32).reshape(4, 2)
-    out, dst = _target(size, expand, context)
     long_side = float(np.hypot(*(np.roll(q, -1, axis=0) - q).T).max())
     scale = (size / expand) / max(long_side, 1.0)
-    src = image
-    if scale < 0.5:
-        # Shrink only the part of the frame the crop takes, then warp from there.
-        reach = 0.5 * context * expand * long_side
-        centre = q.mean(axis=0)
-        h, w = image.shape[:2]
-        x0, y0 = max(0, int(centre[0] - reach)), max(0, int(centre[1] - reach))
-        x1, y1 = min(w, int(centre[0] + reach) + 1), min(h, int(centre[1] + reach) + 1)
-        if x1 - x0 >= 2 and y1 - y0 >= 2:
-            k = 2.0 * scale  # leave the warp a factor of two to interpolate
-            part = image[y0:y1, x0:x1]
-            src = cv2.resize(part, (max(1, int(round(part.shape[1] * k))), max(1, int(round(part.shape[0] * k)))),
-                             interpolation=cv2.INTER_AREA)
-            q = (q - np.array([x0, y0], np.float32)) * np.float32(src.shape[1] / part.shape[1])
+    if scale >= 0.5:
+        return image, q
+    # Shrink only the part of the frame the crop takes, then warp from there.
+    reach = 0.5 * context * expand * long_side
+    centre = q.mean(axis=0)
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(centre[0] - reach)), max(0, int(centre[1] - reach))
+    x1, y1 = min(w, int(centre[0] + reach) + 1), min(h, int(centre[1] + reach) + 1)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return image, q
+    k = 2.0 * scale  # leave the warp a factor of two to interpolate
+    part = image[y0:y1, x0:x1]
+    src = cv2.resize(part, (max(1, int(round(part.shape[1] * k))), max(1, int(round(part.shape[0] * k)))),
+                     interpolation=cv2.INTER_AREA)
+    return src, (q - np.array([x0, y0], np.float32)) * np.float32(src.shape[1] / part.shape[1])
+
+
+def _warp(src: np.ndarray, q: np.ndarray, size: int, expand: float, context: float) -> np.ndarray:
+    out, dst = _target(size, expand, context)
     warp = cv2.getPerspectiveTransform(q, dst)
     return cv2.warpPerspective(src, warp, (out, out), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
@@ -118,8 +131,8 @@ def read_bodies(
         return np.zeros((0, len(BODY_RANKS)), np.float32), np.zeros((0, len(CARD_SUITS)), np.float32)
     crops = []
     for quad in quads:
-        q = upright(quad)
-        crops += [body_crop(image, q, spec.size, spec.expand), body_crop(image, np.roll(q, -2, axis=0), spec.size, spec.expand)]
+        src, q = _shrunk(image, upright(quad), spec.size, spec.expand, 1.0)  # shrunk once for both ways up
+        crops += [_warp(src, q, spec.size, spec.expand, 1.0), _warp(src, np.roll(q, -2, axis=0), spec.size, spec.expand, 1.0)]
     rank_p, suit_p = model.run(to_tensor(np.stack(crops)))[:2]
     if rank_p.shape != (len(crops), len(BODY_RANKS)) or suit_p.shape != (len(crops), len(CARD_SUITS)):
         raise ManifestError(f"card body model gave outputs {rank_p.shape} and {suit_p.shape}, expected "

@@ -137,6 +137,10 @@ def _window(image: np.ndarray, box: Box) -> tuple[np.ndarray, int, int, tuple[in
     return image[wy0:wy1, wx0:wx1], wx0, wy0, (bx0, by0, bx1, by1)
 
 
+def _shrink(win: np.ndarray, scale: float) -> np.ndarray:
+    return cv2.resize(win, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+
+
 def _index_length(ink: np.ndarray, axis: np.ndarray) -> float:
     """The index's extent along ``axis`` (a unit vector): the spread of its ink pixels."""
     ys, xs = np.nonzero(ink)
@@ -164,7 +168,7 @@ def find_outline(image: np.ndarray, box: Box) -> CardOutline | str:
     side = max(box[2] - box[0], box[3] - box[1], 1.0)
     scale = min(1.0, WORK_SIDE / side)  # the card's shape needs no more pixels than this
     if scale < 1.0:
-        win = cv2.resize(win, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        win = _shrink(win, scale)
         bx0, by0 = int(bx0 * scale), int(by0 * scale)
         bx1, by1 = max(bx0 + 2, int(round(bx1 * scale))), max(by0 + 2, int(round(by1 * scale)))
     blurred = cv2.GaussianBlur(win, (0, 0), 0.8)
@@ -172,22 +176,24 @@ def find_outline(image: np.ndarray, box: Box) -> CardOutline | str:
     inside = lab[by0:by1, bx0:bx1].reshape(-1, 3)
     light = inside[:, 0]
     paper = np.median(inside[light >= np.percentile(light, PAPER_PERCENTILE)], axis=0)
-    found = _outline(lab, paper, 1.0, (bx0, by0, bx1, by1), scale, (ox, oy))
+    off = _off_paper(lab, paper)
+    found = _outline(off, 1.0, (bx0, by0, bx1, by1), scale, (ox, oy))
     for narrower in TIGHTER:
         if found != "region too large":
             break
-        found = _outline(lab, paper, narrower, (bx0, by0, bx1, by1), scale, (ox, oy))
+        found = _outline(off, narrower, (bx0, by0, bx1, by1), scale, (ox, oy))
     return found
 
 
 def _outline(
-    lab: np.ndarray, paper: np.ndarray, narrower: float, index: tuple[int, int, int, int], scale: float,
+    off: tuple[np.ndarray, np.ndarray], narrower: float, index: tuple[int, int, int, int], scale: float,
     origin: tuple[int, int],
 ) -> CardOutline | str:
-    """The card of ``paper``'s colour around the ``index`` box of a window (L*a*b*, at
-    ``scale``, its top left at ``origin`` in the frame), its tolerances times ``narrower``."""
+    """The card of the paper's colour around the ``index`` box of a window (``off``: each
+    pixel's distance from the paper, :func:`_off_paper`; the window at ``scale``, its top
+    left at ``origin`` in the frame), its tolerances times ``narrower``."""
     (bx0, by0, bx1, by1), (ox, oy) = index, origin
-    near = _paper_like(lab, paper, narrower)
+    near = _paper_like(off, narrower)
     mask = cv2.morphologyEx(near.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     n, labels = cv2.connectedComponents(mask, connectivity=4)
     ids = labels[by0:by1, bx0:bx1]
@@ -219,7 +225,7 @@ def _outline(
     # blur round the glyphs would lengthen the index.
     ink = np.zeros_like(region)
     on_card = card[by0:by1, bx0:bx1] > 0  # not the table beside it
-    ink[by0:by1, bx0:bx1] = ~_paper_like(lab[by0:by1, bx0:bx1], paper, INK_MARGIN) & on_card
+    ink[by0:by1, bx0:bx1] = ~_paper_like((off[0][by0:by1, bx0:bx1], off[1][by0:by1, bx0:bx1]), INK_MARGIN) & on_card
     index_length = _index_length(ink, axis)
     if index_length < 0.4 * max(bx1 - bx0, by1 - by0):
         # Print too faint or small to stand apart from the paper: the box's reach along
@@ -234,10 +240,16 @@ def _outline(
                        index_length=index_length / scale)
 
 
-def _paper_like(lab: np.ndarray, paper: np.ndarray, factor: float) -> np.ndarray:
-    """Which pixels of ``lab`` (L*a*b*) are within ``factor`` times the tolerances of ``paper``."""
-    return ((np.abs(lab[..., 0] - paper[0]) < TOL_L * factor)
-            & (np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2]) < TOL_AB * factor))
+def _off_paper(lab: np.ndarray, paper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How far each pixel of ``lab`` (L*a*b*) is from ``paper``: in lightness, and in colour
+    (a*b*). Worked out once a window: each tolerance tried compares against the same."""
+    return np.abs(lab[..., 0] - paper[0]), np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2])
+
+
+def _paper_like(off: tuple[np.ndarray, np.ndarray], factor: float) -> np.ndarray:
+    """Which pixels (their distances ``off`` from the paper, :func:`_off_paper`) are within
+    ``factor`` times the tolerances of it."""
+    return (off[0] < TOL_L * factor) & (off[1] < TOL_AB * factor)
 
 
 def _split_share(paper: np.ndarray, quad: np.ndarray) -> float:
