@@ -316,22 +316,28 @@ class CardReader:
             ))
         return _one_deck(cards)
 
-    def _cards(self, corners: CornerReadings, image: np.ndarray | None, by_outline: bool,
+    def _cards(self, corners: CornerReadings, image: np.ndarray | None, by_outline: bool, every_card: bool = False,
                ) -> tuple[list[list[int]], list[CardOutline | None]]:
         """Which indices are one card's (:func:`group_corners`), and with ``by_outline`` and the
-        frame, as the cards' outlines say (:func:`cards_by_outline`), with each card's outline."""
+        frame, as the cards' outlines say (:func:`cards_by_outline`), with each card's outline.
+        The outline of a card its corners decide (:func:`decided_by_corners`) is looked for
+        only with ``every_card``."""
         indices = corners.indices
         outlines: dict[int, CardOutline | None] = {}
         groups = group_corners(indices, image=image, outlines=outlines)
         if not by_outline or image is None:
             return groups, [None] * len(groups)
-        found = [self._outline_of(group, indices, image, outlines) for group in groups]
+        found = [None if not every_card and decided_by_corners(group, indices)
+                 else self._outline_of(group, indices, image, outlines) for group in groups]
         return cards_by_outline(groups, found, indices)
 
     def outlines(self, image: np.ndarray) -> list[np.ndarray]:
         """The corners of each card outline in a BGR frame (read as a live frame) whose body
-        a body model would read: what it is handed at read time, to train it on."""
-        return [o.corners for o in self._cards(self.read_corners(image), image, by_outline=True)[1] if o is not None]
+        a body model would read, to train it on: what it is handed at read time, and the
+        outlines of the cards its corners decide too (body run BC learnt from those, and
+        more crops teach it more)."""
+        found = self._cards(self.read_corners(image), image, by_outline=True, every_card=True)[1]
+        return [o.corners for o in found if o is not None]
 
     @staticmethod
     def _outline_of(group: Sequence[int], indices: Sequence[Detection], image: np.ndarray,
@@ -460,6 +466,40 @@ def group_corners(
     for i in range(len(indices)):
         groups.setdefault(root(i), []).append(i)
     return list(groups.values())
+
+
+CARD_REACH = 2.0
+"""A card lies within half the span of its two corner indices, plus this many index sides,
+of their middle (the indices sit at its corners)."""
+
+
+def decided_by_corners(group: Sequence[int], indices: Sequence[Detection]) -> bool:
+    """Whether the card of the indices ``group`` (positions in ``indices``) is decided by its
+    corners alone, so that its outline is not looked for: two corners or more, each sure of the
+    same reading, and no index of another group on the card (within :data:`CARD_REACH`
+    index sides of the disc its corners span), which only its outline could show to be its
+    own print (:func:`cards_by_outline`). Such a card's body would be read as a third view of
+    what two sure corners already agree on (sure readings are right 99.6 % of the time), and
+    looking for outlines is most of what a card costs (model card, *Speed*).
+
+    >>> from vision.detections import Detection as D
+    >>> a, b = D("card", "7S", None, (0, 0, 10, 20), 0.99), D("card", "7S", None, (60, 90, 70, 110), 0.98)
+    >>> decided_by_corners([0, 1], [a, b])
+    True
+    >>> decided_by_corners([0, 1], [a, b, D("card", "4D", None, (30, 50, 40, 70), 0.6, uncertain=True)])
+    False
+    >>> decided_by_corners([0, 1], [a, D("card", "7S", None, (60, 90, 70, 110), 0.7, uncertain=True)])
+    False
+    """
+    members = [indices[k] for k in group]
+    if len(members) < 2 or any(d.uncertain for d in members) or len({d.face for d in members}) > 1:
+        return False
+    centres = np.array([d.centre for d in members], np.float64)
+    middle = centres.mean(axis=0)
+    reach = float(np.hypot(*(centres - middle).T).max()) + CARD_REACH * max(_side(d) for d in members)
+    inside = set(group)
+    return all(float(np.hypot(*(np.array(d.centre) - middle))) > reach
+               for k, d in enumerate(indices) if k not in inside)
 
 
 def cards_by_outline(

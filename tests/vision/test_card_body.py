@@ -210,3 +210,41 @@ def test_outlines_are_the_cards_a_body_model_would_read(monkeypatch):
     monkeypatch.setattr(plain, "read_corners", lambda image, photo=False: two)
     [quad] = plain.outlines(img)  # the card's two corners make one card, one outline
     assert same_quad(CardOutline(quad, 100.0, 70.0, 10.0), CardOutline(corners, 100.0, 70.0, 10.0))
+
+
+def two_corners(face: str, p: float, a, b) -> CornerReadings:
+    first, second = one_corner(face[:-1], face[-1], p, a), one_corner(face[:-1], face[-1], p, b)
+    return CornerReadings(first.indices + second.indices, np.vstack([first.rank_p, second.rank_p]),
+                          np.vstack([first.suit_p, second.suit_p]))
+
+
+def test_a_card_its_two_sure_corners_decide_is_not_read_from_its_body(monkeypatch):
+    img, _, box, far = card_frame()
+    looked = []
+    monkeypatch.setattr("vision.card_reader.outline_at", lambda image, b: looked.append(b))
+    body = FixedBody("4", "S", 0.99)
+    got = reader(body).merge(two_corners("7H", 0.99, box, far), img)
+    assert [(c.face, c.uncertain) for c in got] == [("7H", False)]
+    assert not looked and not body.inputs  # no outline looked for, no body read
+
+
+def test_a_sure_pair_with_another_index_on_the_card_is_still_outlined():
+    img, corners, box, far = card_frame()
+    middle = corners.mean(axis=0)
+    pip = Detection("card", "8S", None, (middle[0] - 4, middle[1] - 6, middle[0] + 4, middle[1] + 6), 0.5, uncertain=True)
+    pair = two_corners("7H", 0.99, box, far)
+    rank_p, suit_p = one_corner("8", "S", 0.5, pip.box).rank_p, one_corner("8", "S", 0.5, pip.box).suit_p
+    readings = CornerReadings(pair.indices + (pip,), np.vstack([pair.rank_p, rank_p]), np.vstack([pair.suit_p, suit_p]))
+    body = FixedBody("7", "H", 0.97)
+    got = reader(body).merge(readings, img)
+    assert body.inputs, "only the card's outline tells the pip from a card's index"
+    assert [(c.face, c.uncertain) for c in got] == [("7H", False)]  # the pip is the card's print, left out
+
+
+def test_outlines_for_training_include_cards_their_corners_decide(monkeypatch):
+    img, corners, box, far = card_frame()
+    plain = reader(None)
+    monkeypatch.setattr(plain, "read_corners", lambda image, photo=False: two_corners("7H", 0.99, box, far))
+    [quad] = plain.outlines(img)
+    assert same_quad(CardOutline(quad, 100.0, 70.0, 10.0), CardOutline(corners, 100.0, 70.0, 10.0))
+

@@ -11,7 +11,9 @@ import pytest
 
 from tests.vision import tiny_card_reader as tc
 from tests.vision import tiny_reader as tiny
-from vision.card_reader import CardReader, merge_corners
+import vision.card_outline
+import vision.card_reader
+from vision.card_reader import CardReader, decided_by_corners, merge_corners
 from vision.detections import CARD_RANKS, NOT_AN_INDEX, Detection
 from vision.manifest import ClassifierSpec, ManifestError
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, load_reader
@@ -786,3 +788,32 @@ def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
     reading, indices = reader.read_detailed(photo)
     assert reading.cards() == () and indices == ()
     assert len(reading.dice()) >= 10
+
+
+def test_doctests() -> None:
+    import doctest
+
+    for module in (vision.card_reader, vision.card_outline):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def corner(face: str, x: float, y: float, score: float = 0.99) -> Detection:
+    return Detection("card", face, None, (x - 5, y - 10, x + 5, y + 10), score, uncertain=score < 0.8)
+
+
+def test_two_sure_corners_that_agree_decide_a_card_alone():
+    pair = [corner("7S", 10, 10), corner("7S", 70, 110)]
+    assert decided_by_corners([0, 1], pair)
+    assert decided_by_corners([0, 1], [*pair, corner("4D", 400, 300, 0.5)])  # another card far off
+
+
+def test_a_card_is_not_decided_by_one_corner_an_unsure_one_or_two_readings():
+    assert not decided_by_corners([0], [corner("7S", 10, 10)])
+    assert not decided_by_corners([0, 1], [corner("7S", 10, 10), corner("7S", 70, 110, 0.6)])
+    assert not decided_by_corners([0, 1], [corner("7S", 10, 10), corner("7C", 70, 110)])
+
+
+def test_an_index_of_another_group_on_the_card_leaves_it_to_the_outline():
+    pair = [corner("7S", 10, 10), corner("7S", 70, 110)]
+    assert not decided_by_corners([0, 1], [*pair, corner("8S", 40, 60, 0.5)])  # a pip in the middle
+    assert not decided_by_corners([0, 1], [*pair, corner("2H", 95, 125)])  # a neighbour's corner beside it
