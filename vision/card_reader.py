@@ -509,7 +509,9 @@ def cards_by_outline(
     ``found`` for each, or None), where every index lying on a card whose outline was found
     is that card's. One at a corner of it is one of its indices, read into it; one away from
     its corners is the card's own print (a pip, the court figure) taken for an index, and is
-    left out. Two groups whose indices all lie on one outline are one card. An outline that
+    left out. One off the card is another card's, chained to the group by reading alike
+    (:func:`group_corners`; a misread corner of a neighbour), and those make a card of their
+    own, without an outline. Two groups whose indices all lie on one outline are one card. An outline that
     holds the middle of another group's own, smaller outline (not the same quadrilateral), or a sure index of
     another group (two sure readings that group_corners kept apart name two cards), is two
     cards taken for one and no card's outline. Without this, a webcam-sized card's pips read
@@ -539,12 +541,18 @@ def cards_by_outline(
             host[0].extend(members)
         else:
             cards.append((members, found[g]))
-    out_groups: list[list[int]] = []
+    out: list[tuple[list[int], CardOutline | None]] = []
     for members, outline in cards:
         at_corners = [k for k in members if outline is None or outline.at_corner(indices[k].box)]
-        out_groups.append(sorted(at_corners or members))
-    order = sorted(range(len(cards)), key=lambda c: out_groups[c][0])
-    return [out_groups[c] for c in order], [cards[c][1] for c in order]
+        if not at_corners:
+            out.append((sorted(members), outline))
+            continue
+        out.append((sorted(at_corners), outline))
+        elsewhere = [k for k in members if k not in at_corners and not outline.contains(indices[k].centre)]  # type: ignore[union-attr]
+        if elsewhere:  # another card's indices, chained to this group by a like reading
+            out.append((sorted(elsewhere), None))
+    out.sort(key=lambda card: card[0][0])
+    return [members for members, _ in out], [outline for _, outline in out]
 
 
 SAME_QUAD = 0.7

@@ -248,3 +248,12 @@ def test_outlines_for_training_include_cards_their_corners_decide(monkeypatch):
     [quad] = plain.outlines(img)
     assert same_quad(CardOutline(quad, 100.0, 70.0, 10.0), CardOutline(corners, 100.0, 70.0, 10.0))
 
+
+def test_indices_chained_to_a_group_from_another_card_stay_a_card_of_their_own():
+    # Two cards side by side; a misread corner of the right one reads like the left one's
+    # two, so the three are one group, whose outline is found around that misread corner.
+    right = outline(200, 100)
+    indices = (index_at(106, 108, "8C"), index_at(206, 108, "4S"), index_at(154, 182, "8C"),
+               index_at(254, 182, "8C"))
+    groups, found = cards_by_outline([[0, 2, 3], [1]], [right, right], indices)
+    assert groups == [[0, 2], [1, 3]] and found == [None, right]
