@@ -543,12 +543,12 @@ def cards_by_outline(
             cards.append((members, found[g]))
     out: list[tuple[list[int], CardOutline | None]] = []
     for members, outline in cards:
-        at_corners = [k for k in members if outline is None or outline.at_corner(indices[k].box)]
+        at_corners = [] if outline is None else [k for k in members if outline.at_corner(indices[k].box)]
         if not at_corners:
             out.append((sorted(members), outline))
             continue
         out.append((sorted(at_corners), outline))
-        elsewhere = [k for k in members if k not in at_corners and not outline.contains(indices[k].centre)]  # type: ignore[union-attr]
+        elsewhere = [k for k in members if k not in at_corners and not outline.contains(indices[k].centre)]
         if elsewhere:  # another card's indices, chained to this group by a like reading
             out.append((sorted(elsewhere), None))
     out.sort(key=lambda card: card[0][0])
