@@ -137,10 +137,6 @@ def _window(image: np.ndarray, box: Box) -> tuple[np.ndarray, int, int, tuple[in
     return image[wy0:wy1, wx0:wx1], wx0, wy0, (bx0, by0, bx1, by1)
 
 
-def _shrink(win: np.ndarray, scale: float) -> np.ndarray:
-    return cv2.resize(win, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-
-
 def _index_length(ink: np.ndarray, axis: np.ndarray) -> float:
     """The index's extent along ``axis`` (a unit vector): the spread of its ink pixels."""
     ys, xs = np.nonzero(ink)
@@ -168,7 +164,7 @@ def find_outline(image: np.ndarray, box: Box) -> CardOutline | str:
     side = max(box[2] - box[0], box[3] - box[1], 1.0)
     scale = min(1.0, WORK_SIDE / side)  # the card's shape needs no more pixels than this
     if scale < 1.0:
-        win = _shrink(win, scale)
+        win = cv2.resize(win, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         bx0, by0 = int(bx0 * scale), int(by0 * scale)
         bx1, by1 = max(bx0 + 2, int(round(bx1 * scale))), max(by0 + 2, int(round(by1 * scale)))
     blurred = cv2.GaussianBlur(win, (0, 0), 0.8)
