@@ -205,17 +205,18 @@ def test_an_outline_holding_another_cards_outline_is_two_cards_and_no_outline():
 def test_outlines_are_the_cards_a_body_model_would_read(monkeypatch):
     img, corners, box, far = card_frame()
     plain = reader(None)  # outlines are found whether or not a body model is loaded
-    two = CornerReadings(one_corner("7", "H", 0.5, box).indices + one_corner("7", "H", 0.5, far).indices,
-                         np.vstack([one_corner("7", "H", 0.5, box).rank_p] * 2), np.vstack([one_corner("7", "H", 0.5, box).suit_p] * 2))
-    monkeypatch.setattr(plain, "read_corners", lambda image, photo=False: two)
+    monkeypatch.setattr(plain, "read_corners", lambda image, photo=False: two_corners("7H", 0.5, box, far))
     [quad] = plain.outlines(img)  # the card's two corners make one card, one outline
     assert same_quad(CardOutline(quad, 100.0, 70.0, 10.0), CardOutline(corners, 100.0, 70.0, 10.0))
 
 
+def joined(*readings: CornerReadings) -> CornerReadings:
+    return CornerReadings(sum((r.indices for r in readings), ()), np.vstack([r.rank_p for r in readings]),
+                          np.vstack([r.suit_p for r in readings]))
+
+
 def two_corners(face: str, p: float, a, b) -> CornerReadings:
-    first, second = one_corner(face[:-1], face[-1], p, a), one_corner(face[:-1], face[-1], p, b)
-    return CornerReadings(first.indices + second.indices, np.vstack([first.rank_p, second.rank_p]),
-                          np.vstack([first.suit_p, second.suit_p]))
+    return joined(one_corner(face[:-1], face[-1], p, a), one_corner(face[:-1], face[-1], p, b))
 
 
 def test_a_card_its_two_sure_corners_decide_is_not_read_from_its_body(monkeypatch):
@@ -231,10 +232,8 @@ def test_a_card_its_two_sure_corners_decide_is_not_read_from_its_body(monkeypatc
 def test_a_sure_pair_with_another_index_on_the_card_is_still_outlined():
     img, corners, box, far = card_frame()
     middle = corners.mean(axis=0)
-    pip = Detection("card", "8S", None, (middle[0] - 4, middle[1] - 6, middle[0] + 4, middle[1] + 6), 0.5, uncertain=True)
-    pair = two_corners("7H", 0.99, box, far)
-    rank_p, suit_p = one_corner("8", "S", 0.5, pip.box).rank_p, one_corner("8", "S", 0.5, pip.box).suit_p
-    readings = CornerReadings(pair.indices + (pip,), np.vstack([pair.rank_p, rank_p]), np.vstack([pair.suit_p, suit_p]))
+    pip = one_corner("8", "S", 0.5, (middle[0] - 4, middle[1] - 6, middle[0] + 4, middle[1] + 6))
+    readings = joined(two_corners("7H", 0.99, box, far), pip)
     body = FixedBody("7", "H", 0.97)
     got = reader(body).merge(readings, img)
     assert body.inputs, "only the card's outline tells the pip from a card's index"
