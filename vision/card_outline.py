@@ -98,11 +98,11 @@ class CardOutline:
     short_side: float
     index_length: float
 
-    def contains(self, point: tuple[float, float]) -> bool:
-        """Whether ``point`` is on the card: inside its four sides, or within half an index
-        length outside (a turned index's box reaches past the straight sides' corners)."""
+    def contains(self, point: tuple[float, float], margin: float = 0.5) -> bool:
+        """Whether ``point`` is on the card: inside its four sides, or within ``margin``
+        index lengths outside (a turned index's box reaches past the straight sides' corners)."""
         inside = cv2.pointPolygonTest(self.corners, (float(point[0]), float(point[1])), True)
-        return inside >= -0.5 * self.index_length
+        return inside >= -margin * self.index_length
 
     def at_corner(self, index: Box) -> bool:
         """Whether the index box ``index`` lies at a corner of this card (within

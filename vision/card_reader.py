@@ -434,8 +434,12 @@ def group_corners(
     for pairs where one index at least is unsure (a sure reading is right 99.6 % of the
     time), or that read one rank in the two suits of one colour: two sure corners of one
     card read so when the small suit is misread (spades for clubs, hearts for diamonds),
-    and counted as two cards they make the reveal's count wrong. The outlines found (None
-    where there is none) are kept in ``outlines``, by position, when it is given.
+    and counted as two cards they make the reveal's count wrong. But two groups that each
+    read alike at two sure corners or more are two cards, whatever an outline says: one
+    card's small suit misread the same way at both its sure corners is rarer than two cards
+    of one rank side by side (a Doubt play), whose papers touching make one card-shaped
+    outline (session 63). The outlines found (None where there is none) are kept in
+    ``outlines``, by position, when it is given.
     """
     parent = list(range(len(indices)))
 
@@ -448,24 +452,48 @@ def group_corners(
     outlines = {} if outlines is None else outlines
     for i, a in enumerate(indices):
         for j in range(i + 1, len(indices)):
-            b = indices[j]
-            if root(i) == root(j) or not _near(a, b, span):
-                continue
-            if a.face == b.face:
+            if a.face == indices[j].face and root(i) != root(j) and _near(a, indices[j], span):
                 parent[root(j)] = root(i)
-            elif image is not None and (a.uncertain or b.uncertain or _one_rank_one_colour(a, b)):
+    by_reading = {i: root(i) for i in range(len(indices))}
+    decided = _decided_groups(indices, by_reading)
+    for i, a in enumerate(indices):
+        for j in range(i + 1, len(indices)):
+            b = indices[j]
+            if a.face == b.face or root(i) == root(j) or not _near(a, b, span) or image is None:
+                continue
+            if by_reading[i] in decided and by_reading[j] in decided:
+                continue  # two cards, each read the same at two sure corners
+            if a.uncertain or b.uncertain or _one_rank_one_colour(a, b):
                 k, o = (i, j) if (a.uncertain, -a.score) >= (b.uncertain, -b.score) else (j, i)
                 for x, y in ((k, o), (o, k)):
                     if x not in outlines:
                         outlines[x] = outline_at(image, indices[x].box)
                     found = outlines[x]
-                    if found is not None and found.pairs(indices[x].box, indices[y].box):
+                    if (found is not None and found.pairs(indices[x].box, indices[y].box)
+                            and not _prints_off_its_corners(found, indices, (x, y))):
                         parent[root(j)] = root(i)
                         break
     groups: dict[int, list[int]] = {}
     for i in range(len(indices)):
         groups.setdefault(root(i), []).append(i)
     return list(groups.values())
+
+
+def _prints_off_its_corners(outline: CardOutline, indices: Sequence[Detection], pair: tuple[int, int]) -> bool:
+    """Whether ``outline`` holds a sure index other than ``pair`` away from its corners: two
+    cards side by side, their papers touching, whose outline pairs one card's corner with
+    the other's; the two corners between them lie midway along its long sides. One card
+    prints its indices at its corners only, and a pip is seldom read surely as an index."""
+    return any(k not in pair and not d.uncertain and outline.contains(d.centre, margin=0.0)
+               and not outline.at_corner(d.box) for k, d in enumerate(indices))
+
+
+def _decided_groups(indices: Sequence[Detection], root: dict[int, int]) -> set[int]:
+    """The roots (``root``: each index's group) of the groups of two indices or more, every
+    one of them sure."""
+    members = Counter(root.values())
+    unsure = {root[i] for i, d in enumerate(indices) if d.uncertain}
+    return {r for r, n in members.items() if n >= 2 and r not in unsure}
 
 
 CARD_REACH = 2.0

@@ -13,7 +13,7 @@ from tests.vision import tiny_card_reader as tc
 from tests.vision import tiny_reader as tiny
 import vision.card_outline
 import vision.card_reader
-from vision.card_reader import CardReader, decided_by_corners, merge_corners
+from vision.card_reader import CardReader, decided_by_corners, group_corners, merge_corners
 from vision.detections import CARD_RANKS, NOT_AN_INDEX, Detection
 from vision.manifest import ClassifierSpec, ManifestError
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, load_reader
@@ -458,6 +458,48 @@ def test_two_sure_corners_of_one_rank_in_two_suits_are_one_card_with_its_suit_op
     assert card.face == "5C" and card.uncertain
     red = (corners[0], Detection("card", "5H", None, b, 0.9))
     assert len(merge_corners(red, image=img)) == 2  # a suit's colour is read right: two sure cards
+
+
+def test_two_cards_each_read_alike_at_two_sure_corners_stay_two_cards(monkeypatch):
+    from tests.vision.test_card_outline import _side_by_side
+
+    # Two tens side by side, their papers touching: with no gap to split them, their paper
+    # is one card's shape, whose opposite corners hold the 10S's first and the 10C's second.
+    monkeypatch.setattr("vision.card_outline.SPLIT_SHARE", 2.0)
+    img, (s1, s2), (c1, c2) = _side_by_side(4.0, 30.0)
+    assert vision.card_outline.same_card(img, s1, c2)
+    spades = [Detection("card", "10S", None, box, 0.95) for box in (s1, s2)]
+    clubs = [Detection("card", "10C", None, box, 0.95) for box in (c1, c2)]
+    cards = merge_corners((spades[0], clubs[1], spades[1], clubs[0]), image=img)
+    assert sorted(c.face for c in cards) == ["10C", "10S"] and not any(c.uncertain for c in cards)
+    # One sure corner of each is still paired by the outline: it may be one card whose
+    # small suit one corner misread.
+    (card,) = merge_corners((spades[0], clubs[1]), image=img)
+    assert card.uncertain
+    # An unsure corner is too, but for the sure corner between the cards.
+    unsure = replace(clubs[1], score=0.6, uncertain=True)
+    (card,) = merge_corners((spades[0], unsure), image=img)
+    assert card.face == "10S"
+    assert len(merge_corners((spades[0], unsure, spades[1]), image=img)) == 2
+
+
+def test_an_outline_with_a_sure_index_midway_along_it_pairs_no_corners(monkeypatch):
+    from tests.vision.test_card_outline import _side_by_side
+
+    monkeypatch.setattr("vision.card_outline.SPLIT_SHARE", 2.0)
+    img, (s1, s2), (c1, c2) = _side_by_side(4.0, 30.0)
+    # The 10S's second corner misread surely as the 10C: the lone 10S and the 10C's far
+    # corner sit at opposite corners of the two cards' joint outline, with the two corners
+    # between the cards midway along its long sides.
+    corners = (Detection("card", "10S", None, s1, 0.95), *(Detection("card", "10C", None, b, 0.95) for b in (s2, c1, c2)))
+    assert sorted(c.face for c in merge_corners(corners, image=img)) == ["10C", "10S"]
+    # An unsure one there (a pip taken for an index) leaves one card's corners paired.
+    one, a, b = _card_scene()
+    middle = (315.0, 230.0, 325.0, 250.0)
+    found = [Detection("card", "5C", None, a, 0.95), Detection("card", "5S", None, b, 0.9),
+             Detection("card", "8S", None, middle, 0.5, uncertain=True)]
+    assert sorted(group_corners(found, image=one)) == [[0, 1], [2]]
+    assert sorted(group_corners([*found[:2], replace(found[2], score=0.9, uncertain=False)], image=one)) == [[0], [1], [2]]
 
 
 def test_reader_reads_one_card_from_both_corners():
