@@ -438,8 +438,10 @@ def group_corners(
     read alike at two sure corners or more are two cards, whatever an outline says: one
     card's small suit misread the same way at both its sure corners is rarer than two cards
     of one rank side by side (a Doubt play), whose papers touching make one card-shaped
-    outline (session 63). The outlines found (None where there is none) are kept in
-    ``outlines``, by position, when it is given.
+    outline (session 63). Nor does an outline pair two corners when it holds a sure index
+    midway along it (:func:`_prints_off_its_corners`): that is the corners between two such
+    cards. The outlines found (None where there is none) are kept in ``outlines``, by
+    position, when it is given.
     """
     parent = list(range(len(indices)))
 
