@@ -273,7 +273,9 @@ class CardReader:
         join the corners' product, the body's ``court`` standing for jack, queen and king
         alike. A card no corner was sure of becomes sure when its body is sure of a rank from
         ace to ten and the joint reading of rank and suit reaches the threshold: on a small or
-        blurred card the pips still count when the index is a smudge."""
+        blurred card the pips still count when the index is a smudge. Corners that read
+        different suits leave the card uncertain, unless the body is sure of the suit that a
+        sure corner reads."""
         indices = corners.indices
         groups, found = self._cards(corners, image, by_outline=self.body is not None)
         bodies = self._read_bodies(image, found)
@@ -305,7 +307,12 @@ class CardReader:
             # Corners that read different suits leave the suit open, whatever their product:
             # at 640x480 (4 px suits) the surer corner was the wrong one in both wrong
             # validation reveals, a club read as a spade (see the model card, session 22).
+            # Unless the body, whose pips are several times an index's suit, is sure of the suit a
+            # sure corner reads: two views of three agree, each sure (session 63).
             suits_differ = len({c.face[-1] for c in views}) > 1
+            if suits_differ and body is not None:
+                suits_differ = not (int(body[1].argmax()) == s and float(body[1][s]) >= self.threshold
+                                    and any(not c.uncertain and c.face[-1] == CARD_SUITS[s] for c in views))
             face = CARD_RANKS[r] + CARD_SUITS[s]
             uncertain = score < self.threshold or unsure_views or suits_differ
             # What an unsure card may show: the two views' joint reading, and each corner's own.

@@ -256,3 +256,13 @@ def test_indices_chained_to_a_group_from_another_card_stay_a_card_of_their_own()
                index_at(254, 182, "8C"))
     groups, found = cards_by_outline([[0, 2, 3], [1]], [right, right], indices)
     assert groups == [[0, 2], [1, 3]] and found == [None, right]
+
+
+def test_a_sure_body_settles_the_suit_its_sure_corner_reads():
+    img, _, a, b = card_frame()
+    corners = joined(one_corner("7", "H", 0.95, a), one_corner("7", "D", 0.6, b))  # a sure 7H, an unsure 7D
+    assert [(c.face, c.uncertain) for c in reader(None).merge(corners, img)] == [("7H", True)]
+    assert [(c.face, c.uncertain) for c in reader(FixedBody("7", "H", 0.97)).merge(corners, img)] == [("7H", False)]
+    # The body siding with the unsure corner, or unsure of the suit itself, leaves it open.
+    assert [(c.face, c.uncertain) for c in reader(FixedBody("7", "D", 0.97)).merge(corners, img)] == [("7D", True)]
+    assert reader(FixedBody("7", "H", 0.7)).merge(corners, img)[0].uncertain
