@@ -498,11 +498,16 @@ def _prints_off_its_corners(outline: CardOutline, indices: Sequence[Detection], 
 
 
 def _decided_groups(indices: Sequence[Detection], root: dict[int, int]) -> set[int]:
-    """The roots (``root``: each index's group) of the groups of two indices or more, every
-    one of them sure."""
-    members = Counter(root.values())
-    unsure = {root[i] for i, d in enumerate(indices) if d.uncertain}
-    return {r for r, n in members.items() if n >= 2 and r not in unsure}
+    """The roots (``root``: each index's group) of the groups :func:`_sure_alike`."""
+    groups: dict[int, list[Detection]] = {}
+    for i, r in root.items():
+        groups.setdefault(r, []).append(indices[i])
+    return {r for r, members in groups.items() if _sure_alike(members)}
+
+
+def _sure_alike(members: Sequence[Detection]) -> bool:
+    """Whether ``members`` are two corner readings or more, each sure, all alike."""
+    return len(members) >= 2 and not any(d.uncertain for d in members) and len({d.face for d in members}) == 1
 
 
 CARD_REACH = 2.0
@@ -529,7 +534,7 @@ def decided_by_corners(group: Sequence[int], indices: Sequence[Detection]) -> bo
     False
     """
     members = [indices[k] for k in group]
-    if len(members) < 2 or any(d.uncertain for d in members) or len({d.face for d in members}) > 1:
+    if not _sure_alike(members):
         return False
     centres = np.array([d.centre for d in members], np.float64)
     middle = centres.mean(axis=0)
