@@ -275,7 +275,8 @@ class CardReader:
         ace to ten and the joint reading of rank and suit reaches the threshold: on a small or
         blurred card the pips still count when the index is a smudge. Corners that read
         different suits leave the card uncertain, unless the body is sure of the suit that a
-        sure corner reads."""
+        sure corner reads, or is sure of a pip rank and a suit that a corner reads while every
+        corner reading another suit is unsure."""
         indices = corners.indices
         groups, found = self._cards(corners, image, by_outline=self.body is not None)
         bodies = self._read_bodies(image, found)
@@ -308,11 +309,15 @@ class CardReader:
             # at 640x480 (4 px suits) the surer corner was the wrong one in both wrong
             # validation reveals, a club read as a spade (see the model card, session 22).
             # Unless the body, whose pips are several times an index's suit, is sure of the suit a
-            # sure corner reads: two views of three agree, each sure (session 63).
+            # corner reads, and that corner is sure (two views of three agree, each sure; session 63),
+            # or the body is sure of the pip rank too and only unsure corners read another suit: a
+            # stray index grouped with the card, or a 4 px suit smudged (session 64).
             suits_differ = len({c.face[-1] for c in views}) > 1
-            if suits_differ and body is not None:
-                suits_differ = not (int(body[1].argmax()) == s and float(body[1][s]) >= self.threshold
-                                    and any(not c.uncertain and c.face[-1] == CARD_SUITS[s] for c in views))
+            if suits_differ and body is not None and float(body[1][s]) >= self.threshold:
+                agree = [c for c in views if c.face[-1] == CARD_SUITS[s]]
+                dissent_sure = any(not c.uncertain for c in views if c.face[-1] != CARD_SUITS[s])
+                suits_differ = not (any(not c.uncertain for c in agree)
+                                    or (body_decides and bool(agree) and not dissent_sure))
             face = CARD_RANKS[r] + CARD_SUITS[s]
             uncertain = score < self.threshold or unsure_views or suits_differ
             # What an unsure card may show: the two views' joint reading, and each corner's own.

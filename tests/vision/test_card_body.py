@@ -266,3 +266,18 @@ def test_a_sure_body_settles_the_suit_its_sure_corner_reads():
     # The body siding with the unsure corner, or unsure of the suit itself, leaves it open.
     assert [(c.face, c.uncertain) for c in reader(FixedBody("7", "D", 0.97)).merge(corners, img)] == [("7D", True)]
     assert reader(FixedBody("7", "H", 0.7)).merge(corners, img)[0].uncertain
+
+
+def test_a_body_sure_of_pip_rank_and_suit_settles_a_suit_only_unsure_corners_dispute():
+    img, _, a, b = card_frame()
+    corners = joined(one_corner("7", "D", 0.6, a), one_corner("7", "H", 0.6, b))  # two unsure corners, 7D and 7H
+    assert reader(None).merge(corners, img)[0].uncertain
+    assert [(c.face, c.uncertain) for c in reader(FixedBody("7", "D", 0.97)).merge(corners, img)] == [("7D", False)]
+    # A court body cannot say which court card: the suit stays open.
+    court = joined(one_corner("Q", "D", 0.6, a), one_corner("Q", "H", 0.6, b))
+    assert reader(FixedBody(COURT, "D", 0.97)).merge(court, img)[0].uncertain
+    # Neither corner reads the suit the body is sure of: it stays open.
+    assert reader(FixedBody("7", "S", 0.97)).merge(corners, img)[0].uncertain
+    # A sure corner reading another suit still vetoes it.
+    vetoed = joined(one_corner("7", "D", 0.6, a), one_corner("7", "H", 0.95, b))
+    assert reader(FixedBody("7", "D", 0.97)).merge(vetoed, img)[0].uncertain
