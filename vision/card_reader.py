@@ -47,6 +47,7 @@ import numpy as np
 from vision.alternatives import card_alternatives, unsure_faces
 from vision.backends import Model
 from vision.card_body import BODY_RANKS, COURT, as_index_ranks, check_spec, read_bodies
+from vision.card_edges import outline_between
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
@@ -271,14 +272,20 @@ class CardReader:
         With a body model and the frame, each card whose outline is found is also read from
         its body (:mod:`vision.card_body`), a third view beside its corners: its probabilities
         join the corners' product, the body's ``court`` standing for jack, queen and king
-        alike. A card no corner was sure of becomes sure when its body is sure of a rank from
-        ace to ten and the joint reading of rank and suit reaches the threshold: on a small or
-        blurred card the pips still count when the index is a smudge. Corners that read
+        alike. Where the paper does not stand out from the table, a card's two corners of one
+        rank, not sure and alike, give its outline from the frame's edges
+        (:func:`vision.card_edges.outline_between`). A card no corner was sure of becomes sure
+        when its body is sure of a rank from ace to ten and of a suit, and the joint reading of
+        rank and suit reaches the threshold: on a small or blurred card the pips still count
+        when the index is a smudge. Corners that read
         different suits leave the card uncertain, unless the body is sure of the suit that a
         sure corner reads, or is sure of a pip rank and a suit that a corner reads while every
         corner reading another suit is unsure."""
         indices = corners.indices
         groups, found = self._cards(corners, image, by_outline=self.body is not None)
+        if self.body is not None and image is not None:
+            found = [outline_between(image, indices[g[0]].box, indices[g[1]].box)
+                     if o is None and _one_rank_pair(g, indices) else o for g, o in zip(groups, found)]
         bodies = self._read_bodies(image, found)
         cards = []
         for group, body in zip(groups, bodies):
@@ -293,7 +300,10 @@ class CardReader:
                 ranks = ranks + np.log(np.clip(as_index_ranks(body_ranks), 1e-9, None))
                 suits = suits + np.log(np.clip(body_suits, 1e-9, None))
                 top = int(body_ranks.argmax())
-                body_decides = BODY_RANKS[top] != COURT and float(body_ranks[top]) >= self.threshold
+                # Of the suit too: unsure corners and a body unsure of the suit made a 6D a sure
+                # 6S on a validation still (session 64).
+                body_decides = (BODY_RANKS[top] != COURT and float(body_ranks[top]) >= self.threshold
+                                and float(body_suits.max()) >= self.threshold)
             ranks, suits = np.exp(ranks - ranks.max()), np.exp(suits - suits.max())
             ranks, suits = ranks / ranks.sum(), suits / suits.sum()
             r, s = int(ranks.argmax()), int(suits.argmax())
@@ -408,6 +418,13 @@ def share_suits(suit_p: np.ndarray, faces: Sequence[str], reading: np.ndarray) -
 def _side(d: Detection) -> float:
     x1, y1, x2, y2 = d.box
     return max(x2 - x1, y2 - y1, 1.0)
+
+
+def _one_rank_pair(group: Sequence[int], indices: Sequence[Detection]) -> bool:
+    """Whether ``group`` is two indices of one rank that their readings alone do not decide:
+    a card whose outline may be inferred from its corners (:func:`outline_between`)."""
+    return (len(group) == 2 and indices[group[0]].face[:-1] == indices[group[1]].face[:-1]
+            and not decided_by_corners(group, indices))
 
 
 def _one_rank_one_colour(a: Detection, b: Detection) -> bool:

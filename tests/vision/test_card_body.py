@@ -7,9 +7,11 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.test_card_edges import blotchy_table
+from tests.vision.test_card_outline import draw_card
 from tests.vision.tiny_card_reader import manifest as card_manifest
 from vision.card_body import BODY_RANKS, COURT, as_index_ranks, body_crop, check_spec, read_bodies, upright
-from vision.card_outline import CardOutline
+from vision.card_outline import CardOutline, outline_at
 from vision.card_reader import CardReader, CornerReadings, cards_by_outline, same_quad
 from vision.detections import CARD_RANKS, CARD_SUITS, Detection
 from vision.manifest import CARD_BODY_NAME, ClassifierSpec, ManifestError, ReaderManifest
@@ -95,15 +97,16 @@ class FixedBody:
 
     backend, version = "numpy", "test"
 
-    def __init__(self, rank: str, suit: str, p: float) -> None:
+    def __init__(self, rank: str, suit: str, p: float, suit_p: float | None = None) -> None:
         self.rank, self.suit, self.p, self.inputs = rank, suit, p, []
+        self.suit_p = p if suit_p is None else suit_p
 
     def run(self, x: np.ndarray) -> list[np.ndarray]:
         self.inputs.append(x)
         ranks = np.full((len(x), len(BODY_RANKS)), (1 - self.p) / (len(BODY_RANKS) - 1), np.float32)
         ranks[:, BODY_RANKS.index(self.rank)] = self.p
-        suits = np.full((len(x), len(CARD_SUITS)), (1 - self.p) / 3, np.float32)
-        suits[:, CARD_SUITS.index(self.suit)] = self.p
+        suits = np.full((len(x), len(CARD_SUITS)), (1 - self.suit_p) / 3, np.float32)
+        suits[:, CARD_SUITS.index(self.suit)] = self.suit_p
         return [ranks, suits]
 
 
@@ -141,6 +144,13 @@ def test_a_sure_body_makes_an_unsure_corner_sure_when_they_agree():
     with_body = reader(body).merge(corner, img)
     assert body.inputs, "the card's outline is found, so its body is read"
     assert [(c.face, c.uncertain) for c in with_body] == [("7H", False)]
+
+
+def test_a_body_unsure_of_the_suit_does_not_make_unsure_corners_sure():
+    img, _, a, b = card_frame()
+    corners = two_corners("7H", 0.6, a, b)  # two unsure corners that agree
+    assert not reader(FixedBody("7", "H", 0.97)).merge(corners, img)[0].uncertain
+    assert reader(FixedBody("7", "H", 0.97, suit_p=0.7)).merge(corners, img)[0].uncertain
 
 
 def test_a_body_that_disagrees_leaves_the_card_uncertain():
@@ -281,3 +291,17 @@ def test_a_body_sure_of_pip_rank_and_suit_settles_a_suit_only_unsure_corners_dis
     # A sure corner reading another suit still vetoes it.
     vetoed = joined(one_corner("7", "D", 0.6, a), one_corner("7", "H", 0.95, b))
     assert reader(FixedBody("7", "D", 0.97)).merge(vetoed, img)[0].uncertain
+
+
+def test_the_body_is_read_from_an_outline_the_corners_infer_where_the_paper_does_not_stand_out():
+    img = blotchy_table(0)
+    a, b = draw_card(img, (160, 120), 110, angle=25)
+    assert outline_at(img, a) is None and outline_at(img, b) is None
+    body = FixedBody("7", "H", 0.97)
+    got = reader(body).merge(two_corners("7H", 0.6, a, b), img)
+    assert body.inputs, "the card's outline is inferred from its two corners"
+    assert [(c.face, c.uncertain) for c in got] == [("7H", False)]
+    # Corners of two ranks may be two cards: no outline is inferred between them.
+    body = FixedBody("7", "H", 0.97)
+    reader(body).merge(joined(one_corner("7", "H", 0.6, a), one_corner("4", "H", 0.6, b)), img)
+    assert not body.inputs
