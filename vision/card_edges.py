@@ -21,6 +21,8 @@ True
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -55,6 +57,10 @@ MIN_EDGE_STEP = 3.0
 MIN_EDGE_RATIO = 1.3
 # The indices' distance apart, in index box sides, that a card's two corners can be.
 PAIR_SPAN = (3.0, 10.0)
+# Indices farther apart than this many pixels are looked at in a frame shrunk to it: the
+# search steps by shares of the card, and a side is scored a pixel and a half either side of
+# it, so on a large card the candidates would fall between its edges.
+WORK_SPAN = 100.0
 
 
 def outline_between(image: np.ndarray, a: Box, b: Box) -> CardOutline | None:
@@ -79,6 +85,8 @@ def edge_candidates(image: np.ndarray, a: Box, b: Box) -> tuple[CardOutline, flo
     side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1], 1.0)
     if not PAIR_SPAN[0] <= span / side <= PAIR_SPAN[1]:
         return None
+    if span > WORK_SPAN:
+        return _shrunk(image, a, b, p + d / 2, WORK_SPAN / span, 1.2 * span + EDGE_REACH + 2)
     unit = span / float(np.hypot(CARD_MM[0] - 2 * INDEX_MM[0], CARD_MM[1] - 2 * INDEX_MM[1]))
     base = float(np.arctan2(d[1], d[0]))
     turns = np.deg2rad(np.arange(-SEARCH_TURN, SEARCH_TURN + 1e-6, COARSE[0]))
@@ -108,6 +116,22 @@ def edge_candidates(image: np.ndarray, a: Box, b: Box) -> tuple[CardOutline, flo
                           short_side=float(np.hypot(*across[best]) * CARD_MM[0]),
                           index_length=float(scale[best] * INDEX_LENGTH_MM))
     return outline, float(steps[best]), mirrored
+
+
+def _shrunk(image: np.ndarray, a: Box, b: Box, centre: np.ndarray, factor: float, reach: float,
+            ) -> tuple[CardOutline, float, float] | None:
+    """:func:`edge_candidates` on the frame within ``reach`` of ``centre`` shrunk by ``factor``."""
+    x0, y0 = max(0, int(centre[0] - reach)), max(0, int(centre[1] - reach))
+    x1, y1 = min(image.shape[1], int(centre[0] + reach) + 1), min(image.shape[0], int(centre[1] + reach) + 1)
+    small = cv2.resize(image[y0:y1, x0:x1], None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    to_small = np.array([x0, y0, x0, y0], np.float64)
+    found = edge_candidates(small, *(tuple(float(v) for v in (np.array(box) - to_small) * factor) for box in (a, b)))
+    if found is None:
+        return None
+    outline, step, mirrored = found
+    return replace(outline, corners=(outline.corners / factor + np.array([x0, y0])).astype(np.float32),
+                   long_side=outline.long_side / factor, short_side=outline.short_side / factor,
+                   index_length=outline.index_length / factor), step, mirrored
 
 
 def _candidates(lab: np.ndarray, offset: np.ndarray, p: np.ndarray, d: np.ndarray, turn: np.ndarray,

@@ -19,13 +19,15 @@ def true_corners(centre: tuple[float, float], height: float, angle: float) -> np
     return card @ np.array([[c, s], [-s, c]]) + np.array(centre)
 
 
-def blotchy_table(seed: int) -> np.ndarray:
-    """A grey table splashed with blots of the cards' paper colour, like a pale marble: the
-    paper runs into the table, so the paper's region around an index is not one card."""
+def blotchy_table(seed: int, zoom: int = 1) -> np.ndarray:
+    """A grey table (320 x 240 px times ``zoom``) splashed with blots of the cards' paper colour,
+    like a pale marble: the paper runs into the table, so the paper's region around an index
+    is not one card."""
     rng = np.random.default_rng(seed)
-    img = np.full((240, 320, 3), (200, 204, 198), np.uint8)
+    img = np.full((240 * zoom, 320 * zoom, 3), (200, 204, 198), np.uint8)
     for _ in range(60):
-        cv2.circle(img, (int(rng.integers(0, 320)), int(rng.integers(0, 240))), int(rng.integers(4, 10)), PAPER, -1)
+        centre = (int(rng.integers(0, 320)) * zoom, int(rng.integers(0, 240)) * zoom)
+        cv2.circle(img, centre, int(rng.integers(4, 10)) * zoom, PAPER, -1)
     return img
 
 
@@ -73,3 +75,15 @@ def test_a_card_running_off_the_frame_is_not_outlined():
     img = np.full((240, 320, 3), (60, 60, 60), np.uint8)
     a, b = draw_card(img, (40, 120), 110, angle=25)  # its left corners off the frame
     assert outline_between(img, a, b) is None
+
+
+def test_a_large_card_is_found_in_a_shrunk_frame_where_it_is():
+    img = blotchy_table(1, zoom=5)  # a phone's photo: the indices some 370 px apart
+    a, b = draw_card(img, (800, 600), 550, angle=-40.0)
+    assert isinstance(find_outline(img, a), str)
+    found = outline_between(img, a, b)
+    assert found is not None
+    truth = true_corners((800, 600), 550, -40.0)
+    nearest = np.hypot(*(found.corners[:, None] - truth[None]).transpose(2, 0, 1)).min(axis=1)
+    assert nearest.max() < 0.08 * 550
+    assert 0.9 * 550 < found.long_side < 1.1 * 550
