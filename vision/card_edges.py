@@ -85,15 +85,17 @@ def edge_candidates(image: np.ndarray, a: Box, b: Box) -> tuple[CardOutline, flo
     side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1], 1.0)
     if not PAIR_SPAN[0] <= span / side <= PAIR_SPAN[1]:
         return None
+    # The card's centre is midway between its indices; no candidate reaches this far from it.
+    centre, reach = p + d / 2, 1.2 * span + EDGE_REACH + 2
     if span > WORK_SPAN:
-        return _shrunk(image, a, b, p + d / 2, WORK_SPAN / span, 1.2 * span + EDGE_REACH + 2)
+        return _shrunk(image, a, b, centre, reach, WORK_SPAN / span)
     unit = span / float(np.hypot(CARD_MM[0] - 2 * INDEX_MM[0], CARD_MM[1] - 2 * INDEX_MM[1]))
     base = float(np.arctan2(d[1], d[0]))
     turns = np.deg2rad(np.arange(-SEARCH_TURN, SEARCH_TURN + 1e-6, COARSE[0]))
     scales = np.arange(SEARCH_SCALE[0], SEARCH_SCALE[1] + 1e-6, COARSE[1])
     turn, scale = (x.ravel() for x in np.meshgrid(turns, scales))
-    # The card's centre is midway between its indices; no candidate reaches this far from it.
-    lab, offset = _lab_around(image, p + d / 2, 1.2 * span + EDGE_REACH + 2)
+    crop, offset = _around(image, centre, reach)
+    lab = cv2.cvtColor(cv2.GaussianBlur(crop, (0, 0), 1.0).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     coarse = _candidates(lab, offset, p, d, base + turn, scale * unit)
     if coarse is None:
         return None
@@ -118,18 +120,17 @@ def edge_candidates(image: np.ndarray, a: Box, b: Box) -> tuple[CardOutline, flo
     return outline, float(steps[best]), mirrored
 
 
-def _shrunk(image: np.ndarray, a: Box, b: Box, centre: np.ndarray, factor: float, reach: float,
+def _shrunk(image: np.ndarray, a: Box, b: Box, centre: np.ndarray, reach: float, factor: float,
             ) -> tuple[CardOutline, float, float] | None:
     """:func:`edge_candidates` on the frame within ``reach`` of ``centre`` shrunk by ``factor``."""
-    x0, y0 = max(0, int(centre[0] - reach)), max(0, int(centre[1] - reach))
-    x1, y1 = min(image.shape[1], int(centre[0] + reach) + 1), min(image.shape[0], int(centre[1] + reach) + 1)
-    small = cv2.resize(image[y0:y1, x0:x1], None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    to_small = np.array([x0, y0, x0, y0], np.float64)
-    found = edge_candidates(small, *(tuple(float(v) for v in (np.array(box) - to_small) * factor) for box in (a, b)))
+    crop, offset = _around(image, centre, reach)
+    small = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    found = edge_candidates(small, *(tuple(float(v) for v in (np.array(box) - np.tile(offset, 2)) * factor)
+                                     for box in (a, b)))
     if found is None:
         return None
     outline, step, mirrored = found
-    return replace(outline, corners=(outline.corners / factor + np.array([x0, y0])).astype(np.float32),
+    return replace(outline, corners=(outline.corners / factor + offset).astype(np.float32),
                    long_side=outline.long_side / factor, short_side=outline.short_side / factor,
                    index_length=outline.index_length / factor), step, mirrored
 
@@ -138,7 +139,7 @@ def _candidates(lab: np.ndarray, offset: np.ndarray, p: np.ndarray, d: np.ndarra
                 scale: np.ndarray) -> tuple[np.ndarray, ...] | None:
     """The candidate cards a camera could show with their long side at ``turn`` (radians) and
     ``scale`` pixels a mm, one index at ``p`` and the other ``d`` from it: (their colour steps
-    on ``lab``, whose top left is at ``offset`` in the frame; whether each faces up; turn;
+    on ``lab``, the frame around them smoothed and in L*a*b*, its top left at ``offset``; whether each faces up; turn;
     scale; corners; the short side's pixels a mm), or None when none faces up."""
     (w, h), (u, v) = CARD_MM, INDEX_MM
     along = np.stack([np.cos(turn), np.sin(turn)], 1) * scale[:, None]  # the long side, a mm
@@ -178,9 +179,8 @@ def _edge_steps(lab: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return np.where(whole, np.median(step, axis=2).min(axis=1), 0.0)
 
 
-def _lab_around(image: np.ndarray, p: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
-    """The frame within ``reach`` pixels of ``p``, smoothed and in L*a*b*, and its top left."""
-    x0, y0 = max(0, int(p[0] - reach)), max(0, int(p[1] - reach))
-    x1, y1 = min(image.shape[1], int(p[0] + reach) + 1), min(image.shape[0], int(p[1] + reach) + 1)
-    win = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 1.0)
-    return cv2.cvtColor(win.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab), np.array([x0, y0], np.float64)
+def _around(image: np.ndarray, centre: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """The frame within ``reach`` pixels of ``centre`` (cut at its edges), and its top left."""
+    x0, y0 = max(0, int(centre[0] - reach)), max(0, int(centre[1] - reach))
+    x1, y1 = min(image.shape[1], int(centre[0] + reach) + 1), min(image.shape[0], int(centre[1] + reach) + 1)
+    return image[y0:y1, x0:x1], np.array([x0, y0], np.float64)
