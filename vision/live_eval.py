@@ -24,7 +24,8 @@ frames' vote alone and the vote after the closer look are scored, on the same fr
 (:func:`vision.demo.demo_card_config`; ``--card-px`` sets their height), read as a Doubt
 table reads them (cards only, the card detector at its live input, or ``--card-imgsz``).
 Cards are scored by face, as the referee uses them (one deck: the set of cards is the
-reveal). Cards get no closer look, so both lines are the frames' vote.
+reveal). Their closer look reads the settled frame again with the card detector at the
+frame's own size (:func:`vision.pipeline.look_closer_at_cards`).
 
     tableref eval-live --n 60 --seed 1000
     tableref eval-live --n 60 --seed 2000 --tables heldout --die-px 22 34 --out runs/live
@@ -61,7 +62,7 @@ from vision.demo import DEMO_TABLES, GAMES, REVEALS, card_pieces, demo_card_conf
 from vision.detections import Detection, Reading
 from vision.live_compare import LiveCompareError, compare_reveals, load_earlier, report_comparison
 from vision.manifest import ManifestError
-from vision.pipeline import closer_reader, doubt_foreign, look_closer
+from vision.pipeline import closer_reader, doubt_foreign, look_closer, look_closer_at_cards
 from vision.reader import DiceReader, load_reader
 from vision.scoring import match_detections
 from vision.settle import SettleConfig, SettledReading, Settler
@@ -232,7 +233,12 @@ def play_clip(
             settled, settled_at = got, k - spec.empty - spec.rolling + 1
             break
     t0 = time.perf_counter()
-    looked = None if settled is None else look_closer(closer, settled, settle)
+    if settled is None:
+        looked = None
+    elif game == "doubt":
+        looked = look_closer_at_cards(live, settled)
+    else:
+        looked = look_closer(closer, settled, settle)
     ms = (time.perf_counter() - t0) * 1000
     if game == "doubt":
         vote, after = score_cards(settled, clip.objects), score_cards(looked, clip.objects)

@@ -41,7 +41,7 @@ import numpy as np
 from vision.camera import Camera, CameraStatus, Frame, Opener
 from vision.detections import Detection, Reading
 from vision.overlay import DEFAULT_STYLE, OverlayStyle, draw_overlay, draw_placard, encode_jpeg, find_cjk_font
-from vision.settle import SettleConfig, SettledReading, Settler, SettleState, fold_closer
+from vision.settle import SettleConfig, SettledReading, Settler, SettleState, fold_card_closer, fold_closer
 from vision.stages import CLOSER_LOOK
 
 log = logging.getLogger(__name__)
@@ -234,6 +234,38 @@ def look_closer(reader: Reader | None, settled: SettledReading, config: SettleCo
     if reader is None or settled.image is None or not settled.reading.dice():
         return settled
     return fold_closer(settled, reader.read(settled.image).dice(), config)
+
+
+CARD_CLOSER_MAX = 1280
+"""The largest input the card detector gets in a settled reveal's closer look: a
+1280x720 frame's own size, read where the live 640 halves its indices."""
+
+
+def card_closer_imgsz(photo_imgsz: int, stride: int, height: int, width: int) -> int:
+    """The card detector's input for the closer look at a ``height`` x ``width`` frame: the
+    frame's long side rounded up to ``stride``, at least ``photo_imgsz`` (a still photo's
+    input) and at most :data:`CARD_CLOSER_MAX`.
+
+    >>> card_closer_imgsz(704, 32, 480, 640), card_closer_imgsz(704, 32, 720, 1280), card_closer_imgsz(704, 32, 1080, 1920)
+    (704, 1280, 1280)
+    """
+    side = -(-max(height, width) // stride) * stride
+    return max(photo_imgsz, min(side, CARD_CLOSER_MAX))
+
+
+def look_closer_at_cards(reader: Reader, settled: SettledReading) -> SettledReading:
+    """``settled`` after a closer look at its cards: its frame read once more with the card
+    detector at :func:`card_closer_imgsz` (704 for a 640x480 frame, 1280 for 1280x720), whose
+    reading replaces the vote's cards where it settles what the vote left open
+    (:func:`~vision.settle.fold_card_closer`). Once per reveal, like the dice's closer look.
+    Without card stages, an image or cards, ``settled`` is returned as it is."""
+    cards = getattr(reader, "cards", None)
+    with_card_imgsz = getattr(reader, "with_card_imgsz", None)
+    if cards is None or with_card_imgsz is None or settled.image is None or not settled.reading.cards():
+        return settled
+    height, width = settled.image.shape[:2]
+    imgsz = card_closer_imgsz(cards.photo_imgsz, cards.manifest.detector.stride, height, width)
+    return fold_card_closer(settled, with_card_imgsz(imgsz).read(settled.image).cards())
 
 
 class LivePipeline:
@@ -649,7 +681,7 @@ class LivePipeline:
             settled = self._settler.update(doubted, index=frame.index, t=frame.t, image=frame.image, at=frame.wall)
             state, progress = self._settler.state, self._settler.progress
         if settled is not None:
-            settled = self._look_closer(settled)
+            settled = self._look_closer(settled, kinds)
         with self._cond:
             self._latest = LiveReading(
                 reading=reading,
@@ -671,11 +703,15 @@ class LivePipeline:
         if settled is not None:
             self._emit(PipelineEvent(EventKind.SETTLED, self.camera.status(), settled))
 
-    def _look_closer(self, settled: SettledReading) -> SettledReading:
-        """The closer look at a settled reveal (see :func:`look_closer`); the vote alone if it fails."""
+    def _look_closer(self, settled: SettledReading, kinds: frozenset[str]) -> SettledReading:
+        """The closer look at a settled reveal (see :func:`look_closer`, and
+        :func:`look_closer_at_cards` on a table waiting for cards); the vote alone if it fails."""
         try:
             with self._reader_lock:
-                return look_closer(self._closer_reader, settled, self._settler.config)
+                looked = look_closer(self._closer_reader, settled, self._settler.config)
+                if self.closer_look and "card" in kinds:
+                    looked = look_closer_at_cards(self._live_reader(kinds), looked)
+                return looked
         except Exception:
             log.exception("closer look failed on settled reveal %d; the vote stands", settled.seq)
             return settled

@@ -6,6 +6,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -434,3 +435,74 @@ def test_the_closer_look_makes_no_mirrored_pass() -> None:
     closer.read(tiny.scene())
     assert len(closer.detector.inputs) == 1  # one detector pass, not two
     assert closer_reader(tiny.fake_reader()) is not None and closer_reader(object()) is None  # type: ignore[arg-type]
+
+
+class CardLookReader:
+    """A Doubt table's reader: read at the live input it sees ``live``; asked for a larger
+    card input (the closer look) it sees ``closer``. Records the inputs asked for."""
+
+    info = {"name": "card look"}
+    cards = SimpleNamespace(photo_imgsz=704, manifest=SimpleNamespace(detector=SimpleNamespace(stride=32)))
+
+    def __init__(self, live: tuple[Detection, ...], closer: tuple[Detection, ...], imgsz: int = 640,
+                 asked: list[int] | None = None) -> None:
+        self.live, self.closer, self.imgsz = live, closer, imgsz
+        self.asked = [] if asked is None else asked
+
+    def without_cards(self) -> CardLookReader:
+        return self
+
+    def with_card_imgsz(self, imgsz: int) -> CardLookReader:
+        self.asked.append(imgsz)
+        return CardLookReader(self.live, self.closer, imgsz, self.asked)
+
+    def read(self, image_bgr: np.ndarray) -> Reading:
+        h, w = image_bgr.shape[:2]
+        return Reading(self.live if self.imgsz == 640 else self.closer, w, h, 1.0)
+
+
+def card(x: float, face: str, score: float, uncertain: bool = False) -> Detection:
+    return Detection("card", face, None, (x, 100, x + 12, 124), score, uncertain)
+
+
+LIVE_CARDS = (card(100, "7D", 0.32, uncertain=True), card(300, "9C", 0.99))
+CLOSER_CARDS = (card(100, "7D", 0.97), card(300, "9C", 1.0), card(500, "5D", 0.91))
+
+
+def test_a_settled_card_reveal_is_read_again_with_the_card_detector_at_the_frames_size() -> None:
+    from vision.pipeline import look_closer_at_cards
+    from vision.settle import ObjectVote, SettledReading
+
+    votes = (ObjectVote("7D", 1.0, None, 0.0, 0.32, (("7D", 5),)), ObjectVote("9C", 1.0, None, 0.0, 0.99, (("9C", 5),)))
+    for (h, w), imgsz in (((480, 640), 704), ((720, 1280), 1280), ((1080, 1920), 1280)):
+        reader = CardLookReader(LIVE_CARDS, CLOSER_CARDS)
+        settled = SettledReading(Reading(LIVE_CARDS, w, h), votes, frame_index=9, t=0.6, frames=5, seq=1,
+                                 image=np.zeros((h, w, 3), np.uint8))
+        looked = look_closer_at_cards(reader, settled)
+        assert reader.asked == [imgsz]
+        assert looked.reading.faces() == ("7D", "9C", "5D") and not looked.uncertain
+        assert [v.closer for v in looked.votes] == [("7D", 0.97), ("9C", 1.0), ("5D", 0.91)]
+        assert looked.votes[0].counts == (("7D", 5),) and looked.votes[2].face_share == 0.0
+    assert look_closer_at_cards(reader, replace(settled, image=None)) is not None
+    assert reader.asked == [1280]  # no frame, no look
+    assert look_closer_at_cards(TruthReader(Reading(LIVE_CARDS)), settled) is settled  # no card stages
+    no_cards = replace(settled, reading=Reading(()), votes=())
+    assert look_closer_at_cards(reader, no_cards) is no_cards and reader.asked == [1280]
+
+
+def test_a_table_waiting_for_cards_takes_the_closer_look_at_them(tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "scene.png"), np.full((480, 640, 3), 90, np.uint8))
+    looks = {}
+    for closer in (True, False):
+        reader = CardLookReader(LIVE_CARDS, CLOSER_CARDS)
+        pipe = LivePipeline(str(tmp_path), reader, settle=FAST, detect_fps=30, source_options={"fps": 30},
+                            closer_look=closer)
+        pipe.watch({"card"}, None)
+        with pipe:
+            settled = pipe.wait_settled(timeout=20)
+        assert settled is not None
+        looks[closer] = (settled, reader.asked)
+    looked, asked = looks[True]
+    assert looked.reading.faces() == ("7D", "9C", "5D") and not looked.uncertain and set(asked) == {704}
+    plain, plain_asked = looks[False]
+    assert plain.reading.faces() == ("7D", "9C") and plain.uncertain and plain_asked == []

@@ -413,3 +413,43 @@ def test_a_closer_look_that_leaves_a_die_unsure_keeps_every_face_it_may_show() -
     # and a closer look that makes it sure drops them
     sure = settle_mod.fold_closer(s, [die(101, 1, "ブ", score=0.95)], CFG).reading.objects[0]
     assert not sure.uncertain and sure.alternatives == ()
+
+
+def card_at(x: float, face: str, score: float = 0.97, uncertain: bool = False) -> Detection:
+    return Detection("card", face, None, (x, 0, x + 12, 24), score, uncertain)
+
+
+def settled_cards(*cards: Detection) -> settle_mod.SettledReading:
+    votes = tuple(settle_mod.ObjectVote(c.face, 1.0, None, 0.0, c.score, ((c.face, 5),)) for c in cards)
+    return settle_mod.SettledReading(frame(*cards), votes, frame_index=9, t=1.0, frames=5, seq=1)
+
+
+def test_a_closer_look_all_sure_settles_an_unsure_card() -> None:
+    s = settled_cards(card_at(0, "7D", 0.4, uncertain=True), card_at(50, "9C"))
+    folded = settle_mod.fold_card_closer(s, [card_at(50, "9C", 1.0), card_at(1, "7D", 0.93)])
+    assert [(o.face, o.score, o.uncertain) for o in folded.reading.objects] == [("9C", 1.0, False), ("7D", 0.93, False)]
+    assert folded.votes[1].counts == (("7D", 5),) and folded.votes[1].confidence == 0.93
+    assert not folded.uncertain and s.uncertain  # the input is unchanged
+
+
+def test_a_closer_look_adds_a_card_the_frames_missed() -> None:
+    s = settled_cards(card_at(0, "7S"), card_at(50, "7D"))
+    folded = settle_mod.fold_card_closer(s, [card_at(0, "7S"), card_at(50, "7D"), card_at(100, "7H", 0.9)])
+    assert folded.reading.faces() == ("7S", "7D", "7H") and folded.votes[2].counts == ()
+
+
+def test_the_vote_stands_unless_the_closer_look_settles_it_whole() -> None:
+    open_vote = settled_cards(card_at(0, "7D", 0.4, uncertain=True), card_at(50, "9C"))
+    for closer in (
+        [card_at(0, "7D", 0.93), card_at(50, "9C", 0.6, uncertain=True)],  # a card left unsure up close
+        [card_at(0, "7D", 0.93), card_at(50, "9S")],  # a card the frames were sure of, read another
+        [card_at(0, "7D", 0.93)],  # a card the frames were sure of, missed
+        [card_at(0, "7D"), card_at(50, "9C"), card_at(90, "7D")],  # one deck: a face read twice
+        [],
+    ):
+        assert settle_mod.fold_card_closer(open_vote, closer) is open_vote
+    sure = settled_cards(card_at(0, "7D"), card_at(50, "9C"))
+    assert settle_mod.fold_card_closer(sure, [card_at(0, "7D", 0.99), card_at(50, "9C", 0.99)]) is sure
+    assert settle_mod.fold_card_closer(sure, [card_at(0, "7D")]) is sure
+    dice = settled_of((die(0, 0, "5", score=0.6, uncertain=True), (("5", 5),)))
+    assert settle_mod.fold_card_closer(dice, [die(0, 0, "5", score=0.99)]) is dice
