@@ -253,19 +253,26 @@ def card_closer_imgsz(photo_imgsz: int, stride: int, height: int, width: int) ->
     return max(photo_imgsz, min(side, CARD_CLOSER_MAX))
 
 
+def card_closer_reader(reader: Reader, height: int, width: int) -> Reader | None:
+    """``reader`` with the card detector at :func:`card_closer_imgsz` for ``height`` x
+    ``width`` frames, or None for a reader without card stages."""
+    cards = getattr(reader, "cards", None)
+    with_card_imgsz = getattr(reader, "with_card_imgsz", None)
+    if cards is None or with_card_imgsz is None:
+        return None
+    return with_card_imgsz(card_closer_imgsz(cards.photo_imgsz, cards.manifest.detector.stride, height, width))
+
+
 def look_closer_at_cards(reader: Reader, settled: SettledReading) -> SettledReading:
     """``settled`` after a closer look at its cards: its frame read once more with the card
     detector at :func:`card_closer_imgsz` (704 for a 640x480 frame, 1280 for 1280x720), whose
     reading replaces the vote's cards where it settles what the vote left open
     (:func:`~vision.settle.fold_card_closer`). Once per reveal, like the dice's closer look.
     Without card stages, an image or cards, ``settled`` is returned as it is."""
-    cards = getattr(reader, "cards", None)
-    with_card_imgsz = getattr(reader, "with_card_imgsz", None)
-    if cards is None or with_card_imgsz is None or settled.image is None or not settled.reading.cards():
+    if settled.image is None or not settled.reading.cards():
         return settled
-    height, width = settled.image.shape[:2]
-    imgsz = card_closer_imgsz(cards.photo_imgsz, cards.manifest.detector.stride, height, width)
-    return fold_card_closer(settled, with_card_imgsz(imgsz).read(settled.image).cards())
+    closer = card_closer_reader(reader, *settled.image.shape[:2])
+    return settled if closer is None else fold_card_closer(settled, closer.read(settled.image).cards())
 
 
 class LivePipeline:
@@ -305,6 +312,7 @@ class LivePipeline:
         self._cards_reader = _without_mirror(reader)
         self.closer_look = closer_look
         self._closer_reader = closer_reader(self._dice_reader) if closer_look else None
+        self._card_closer_ready: tuple[int, int] | None = None  # the frame size it was compiled for
         self._reader_lock = threading.Lock()
         self._cond = threading.Condition()  # guards everything below
         self._listeners: list[Listener] = []
@@ -663,6 +671,8 @@ class LivePipeline:
             with self._reader_lock:
                 reader = self._live_reader(kinds)
                 reading = reader.read(frame.image)
+                if self.closer_look and "card" in kinds:
+                    self._ready_card_closer_look(reader, *frame.image.shape[:2])
             if any(o.kind not in kinds for o in reading.objects):
                 reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind in kinds))
             doubted = doubt_foreign(reading, self._vocabulary)
@@ -702,6 +712,16 @@ class LivePipeline:
             self._cond.notify_all()
         if settled is not None:
             self._emit(PipelineEvent(EventKind.SETTLED, self.camera.status(), settled))
+
+    def _ready_card_closer_look(self, reader: Reader, height: int, width: int) -> None:
+        """Compile the card detector for the closer look's input on the first frame of a size,
+        so the first reveal is not kept waiting for it (0.5-0.7 s here)."""
+        if self._card_closer_ready == (height, width):
+            return
+        self._card_closer_ready = (height, width)
+        prepare = getattr(card_closer_reader(reader, height, width), "prepare", None)
+        if prepare is not None:
+            prepare(height, width)
 
     def _look_closer(self, settled: SettledReading, kinds: frozenset[str]) -> SettledReading:
         """The closer look at a settled reveal (see :func:`look_closer`, and

@@ -445,16 +445,20 @@ class CardLookReader:
     cards = SimpleNamespace(photo_imgsz=704, manifest=SimpleNamespace(detector=SimpleNamespace(stride=32)))
 
     def __init__(self, live: tuple[Detection, ...], closer: tuple[Detection, ...], imgsz: int = 640,
-                 asked: list[int] | None = None) -> None:
+                 asked: list[int] | None = None, prepared: list[tuple[int, int, int]] | None = None) -> None:
         self.live, self.closer, self.imgsz = live, closer, imgsz
         self.asked = [] if asked is None else asked
+        self.prepared = [] if prepared is None else prepared
 
     def without_cards(self) -> CardLookReader:
         return self
 
     def with_card_imgsz(self, imgsz: int) -> CardLookReader:
         self.asked.append(imgsz)
-        return CardLookReader(self.live, self.closer, imgsz, self.asked)
+        return CardLookReader(self.live, self.closer, imgsz, self.asked, self.prepared)
+
+    def prepare(self, height: int, width: int) -> None:
+        self.prepared.append((self.imgsz, height, width))
 
     def read(self, image_bgr: np.ndarray) -> Reading:
         h, w = image_bgr.shape[:2]
@@ -501,8 +505,9 @@ def test_a_table_waiting_for_cards_takes_the_closer_look_at_them(tmp_path: Path)
         with pipe:
             settled = pipe.wait_settled(timeout=20)
         assert settled is not None
-        looks[closer] = (settled, reader.asked)
-    looked, asked = looks[True]
+        looks[closer] = (settled, reader.asked, reader.prepared)
+    looked, asked, prepared = looks[True]
     assert looked.reading.faces() == ("7D", "9C", "5D") and not looked.uncertain and set(asked) == {704}
-    plain, plain_asked = looks[False]
-    assert plain.reading.faces() == ("7D", "9C") and plain.uncertain and plain_asked == []
+    assert prepared == [(704, 480, 640)]  # compiled for once, on the first frame, before the reveal settled
+    plain, plain_asked, plain_prepared = looks[False]
+    assert plain.reading.faces() == ("7D", "9C") and plain.uncertain and plain_asked == plain_prepared == []
