@@ -277,7 +277,8 @@ class CardReader:
         (:func:`vision.card_edges.outline_between`). A card no corner was sure of becomes sure
         when its body is sure of a rank from ace to ten and of a suit, and the joint reading of
         rank and suit reaches the threshold: on a small or blurred card the pips still count
-        when the index is a smudge. Corners that read
+        when the index is a smudge; or when its corners read one court card, the surest unsure
+        only for a faint box, and the body is sure of a court card of that suit. Corners that read
         different suits leave the card uncertain, unless the body is sure of the suit that a
         sure corner reads, or is sure of a pip rank and a suit that a corner reads while every
         corner reading another suit is unsure."""
@@ -309,10 +310,14 @@ class CardReader:
             r, s = int(ranks.argmax()), int(suits.argmax())
             score = float(ranks[r] * suits[s])
             views = [indices[k] for k in group]
+            if body_decides and (CARD_RANKS[r] != BODY_RANKS[top] or s != int(body_suits.argmax())):
+                body_decides = False  # the corners outweighed it: the body cannot vouch for another card
             # Sure only when a corner (or the body) was sure of itself: on validation renders,
             # cards whose corners were each unsure were wrong 1 time in 9 even at a joint 0.99
             # (the two views share the blur and the light), so their score stays their best corner's.
             unsure_views = all(c.uncertain for c in views) and not body_decides
+            if unsure_views and body is not None and _faint_court_pair(views, body, self.threshold):
+                unsure_views = False
             if unsure_views:
                 score = min(score, max(c.score for c in views))
             # Corners that read different suits leave the suit open, whatever their product:
@@ -418,6 +423,28 @@ def share_suits(suit_p: np.ndarray, faces: Sequence[str], reading: np.ndarray) -
 def _side(d: Detection) -> float:
     x1, y1, x2, y2 = d.box
     return max(x2 - x1, y2 - y1, 1.0)
+
+
+def _faint_court_pair(views: Sequence[Detection], body: tuple[np.ndarray, np.ndarray], threshold: float) -> bool:
+    """Whether a card's corners, none of them sure, are settled by its body all the same: two
+    or more corners read one face, the surest of them is unsure only because the detector
+    doubts its box (its reading reaches ``threshold``), and the body is sure of a court card
+    and of that suit. Each alone was not enough (session 64): two unsure corners of one court
+    card and a sure court body were wrong 1 time in 7, and a pair unsure only for their boxes
+    was once no card at all, where here the outline the body was read from is the card's.
+
+    >>> queen = Detection("card", "QD", None, (0, 0, 8, 12), 0.95, uncertain=True, box_score=0.3)
+    >>> other = Detection("card", "QD", None, (50, 70, 58, 82), 0.7, uncertain=True, box_score=0.6)
+    >>> body = (np.eye(len(BODY_RANKS))[BODY_RANKS.index(COURT)], np.array([0.0, 0.02, 0.97, 0.01]))
+    >>> _faint_court_pair([queen, other], body, 0.825), _faint_court_pair([replace(queen, score=0.8), other], body, 0.825)
+    (True, False)
+    """
+    if len(views) < 2 or len({c.face for c in views}) > 1 or max(c.score for c in views) < threshold:
+        return False
+    ranks, suits = body
+    suit = CARD_SUITS.index(views[0].face[-1])
+    return (BODY_RANKS[int(ranks.argmax())] == COURT and float(ranks.max()) >= threshold
+            and int(suits.argmax()) == suit and float(suits[suit]) >= threshold)
 
 
 def _one_rank_pair(group: Sequence[int], indices: Sequence[Detection]) -> bool:

@@ -3,6 +3,8 @@ reading joined to the corners' (CardReader.merge)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -305,3 +307,32 @@ def test_the_body_is_read_from_an_outline_the_corners_infer_where_the_paper_does
     body = FixedBody("7", "H", 0.97)
     reader(body).merge(joined(one_corner("7", "H", 0.6, a), one_corner("4", "H", 0.6, b)), img)
     assert not body.inputs
+
+
+def faint_corner(rank: str, suit: str, p: float, box) -> CornerReadings:
+    """A corner read ``rank`` of ``suit`` whose box the detector doubts (unsure, whatever its reading)."""
+    got = one_corner(rank, suit, p, box)
+    return CornerReadings((replace(got.indices[0], uncertain=True, box_score=0.3),), got.rank_p, got.suit_p)
+
+
+def test_a_sure_court_body_settles_corners_of_one_court_card_unsure_only_for_a_faint_box():
+    img, _, a, b = card_frame()
+    corners = joined(faint_corner("Q", "D", 0.99, a), one_corner("Q", "D", 0.7, b))
+    assert reader(None).merge(corners, img)[0].uncertain
+    assert [(c.face, c.uncertain) for c in reader(FixedBody(COURT, "D", 0.97)).merge(corners, img)] == [("QD", False)]
+    # The body unsure of the suit, or sure of another, leaves it open; so does a pip body.
+    for body in (FixedBody(COURT, "D", 0.97, suit_p=0.7), FixedBody(COURT, "H", 0.97), FixedBody("9", "D", 0.97)):
+        assert reader(body).merge(corners, img)[0].uncertain
+    # Every corner unsure of its reading, or corners of two faces: open too.
+    for pair in (joined(one_corner("Q", "D", 0.7, a), one_corner("Q", "D", 0.7, b)),
+                 joined(faint_corner("Q", "D", 0.99, a), one_corner("K", "D", 0.7, b))):
+        assert reader(FixedBody(COURT, "D", 0.97)).merge(pair, img)[0].uncertain
+
+
+def test_a_body_vouches_only_for_the_card_it_reads():
+    img, _, a, b = card_frame()
+    # Unsure corners that outweigh a sure pip body make a card the body does not read: not sure.
+    corners = joined(one_corner("Q", "D", 0.85, a), one_corner("Q", "D", 0.85, b))  # each 0.85 x 0.94 = 0.799: unsure
+    got = reader(FixedBody("9", "D", 0.97)).merge(corners, img)
+    assert [(c.face, c.uncertain) for c in got] == [("QD", True)]
+    assert not reader(FixedBody("9", "D", 0.97)).merge(joined(one_corner("9", "D", 0.75, a), one_corner("9", "D", 0.75, b)), img)[0].uncertain
