@@ -375,7 +375,7 @@ def fold_card_closer(settled: SettledReading, closer: Sequence[Detection]) -> Se
     dice's closer look (:func:`fold_closer`), a card's confidence is the closer reading's
     own score: the cards it settles are those whose index the frames read too small to be
     sure of, or missed (on validation clips, 10 more of 240 Doubt reveals read right and
-    none wrong; model card, *Live reveals*).
+    none wrong; model card, playing-card reader, *How a frame is read*, step 8).
 
     >>> from vision.detections import Detection, Reading
     >>> seven = Detection("card", "7D", None, (10, 10, 22, 30), 0.32, uncertain=True)
@@ -408,7 +408,7 @@ def fold_card_closer(settled: SettledReading, closer: Sequence[Detection]) -> Se
         if vote is None:
             vote = ObjectVote(c.face, 0.0, None, 0.0, score, (), closer=(c.face, score))
         else:
-            vote = replace(vote, face_share=vote.share_of(c.face), confidence=score, closer=(c.face, score))
+            vote = replace(vote, confidence=score, closer=(c.face, score))
         kept.append((c, vote))
     return replace(settled, reading=replace(settled.reading, objects=tuple(o for o, _ in kept)),
                    votes=tuple(v for _, v in kept))
