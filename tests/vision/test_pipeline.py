@@ -487,7 +487,8 @@ def test_a_settled_card_reveal_is_read_again_with_the_card_detector_at_the_frame
         assert looked.reading.faces() == ("7D", "9C", "5D") and not looked.uncertain
         assert [v.closer for v in looked.votes] == [("7D", 0.97), ("9C", 1.0), ("5D", 0.91)]
         assert looked.votes[0].counts == (("7D", 5),) and looked.votes[2].face_share == 0.0
-    assert look_closer_at_cards(reader, replace(settled, image=None)) is not None
+    no_image = replace(settled, image=None)
+    assert look_closer_at_cards(reader, no_image) is no_image
     assert reader.asked == [1280]  # no frame, no look
     assert look_closer_at_cards(TruthReader(Reading(LIVE_CARDS)), settled) is settled  # no card stages
     no_cards = replace(settled, reading=Reading(()), votes=())
