@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.backends import Model
+from vision.backends import Model, prepare_image, run_image
 from vision.boxes import area, intersection_matrix, iou_matrix, letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.crops import crop_batch
 from vision.detections import Detection
@@ -42,8 +42,7 @@ def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFo
     """Boxes found by a single-class YOLO detector in ``image``, after confidence filtering
     (from ``spec.floor``) and NMS."""
     lb = letterbox(image, spec.imgsz, spec.stride)
-    x = cv2.dnn.blobFromImage(lb.image, 1 / 255, swapRB=True)  # (1, 3, H, W) RGB float32, as trained
-    pred = model.run(x)[0]
+    pred = run_image(model, lb.image)[0]
     pred = pred[0] if pred.ndim == 3 else pred
     pred = pred.T  # (anchors, 4 + classes)
     conf = pred[:, 4:].max(axis=1)
@@ -462,11 +461,9 @@ def ask_specialist(
 
 
 def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) -> None:
-    prepare = getattr(model, "prepare", None)
-    if prepare is not None:
-        prepare((1, 3, *letterbox_shape(height, width, spec.imgsz, spec.stride)))
-        # The other passes' shapes are compiled now, not on the first close-up or wide photo.
-        if spec.zoom_out_above is not None:
-            prepare((1, 3, *letterbox_shape(height, width, _half(spec), spec.stride)))
-        if spec.zoom_in_below is not None and max(height, width) >= 4 * spec.imgsz:
-            prepare((1, 3, *letterbox_shape(height, width, 2 * spec.imgsz, spec.stride)))
+    prepare_image(model, *letterbox_shape(height, width, spec.imgsz, spec.stride))
+    # The other passes' shapes are compiled now, not on the first close-up or wide photo.
+    if spec.zoom_out_above is not None:
+        prepare_image(model, *letterbox_shape(height, width, _half(spec), spec.stride))
+    if spec.zoom_in_below is not None and max(height, width) >= 4 * spec.imgsz:
+        prepare_image(model, *letterbox_shape(height, width, 2 * spec.imgsz, spec.stride))

@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.vision import tiny_reader as tiny
@@ -56,3 +57,89 @@ def test_a_signal_after_a_reader_was_dropped_is_handled_not_a_crash(tiny_models)
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert done.stdout.strip() == "handled"
+
+
+def _identity_onnx(path: Path) -> Path:
+    """A graph that returns its NCHW float input unchanged, so an output shows exactly what the
+    backend fed the network."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["images", "one"], ["output0"])],
+        "identity",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, "height", "width"])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 3, "height", "width"])],
+        [onnx.numpy_helper.from_array(np.ones((1,), np.float32), "one")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def _image() -> np.ndarray:
+    image = np.zeros((5, 7, 3), np.uint8)
+    image[..., 0], image[..., 1], image[..., 2] = 255, 51, np.arange(7, dtype=np.uint8) * 30  # B, G, R
+    return image
+
+
+@pytest.mark.parametrize("backend", ["openvino", "onnxruntime"])
+def test_a_model_is_fed_an_image_as_the_detectors_were_trained(tmp_path, backend):
+    """RGB, in [0, 1], channels first: the same input whether the backend converts the image
+    inside its graph (OpenVINO) or is given the blob (onnxruntime)."""
+    pytest.importorskip("onnx")
+    pytest.importorskip(backend)
+    from vision.backends import image_blob, load_model, prepare_image, run_image
+
+    model = load_model(_identity_onnx(tmp_path / "identity.onnx"), backend, threads=1, precision="f32")
+    image = _image()
+    prepare_image(model, *image.shape[:2])
+    seen = run_image(model, image)[0]
+    assert seen.shape == (1, 3, 5, 7)
+    np.testing.assert_allclose(seen[0, 0, 0], np.arange(7) * 30 / 255, atol=1e-6)  # red first
+    np.testing.assert_allclose(seen[0, 1], 0.2, atol=1e-6)
+    np.testing.assert_allclose(seen[0, 2], 1.0, atol=1e-6)
+    np.testing.assert_allclose(seen, image_blob(image), atol=1e-6)
+    other = image[:3, :4].copy()  # another size is compiled for, not refused
+    np.testing.assert_allclose(run_image(model, other)[0], image_blob(other), atol=1e-6)
+
+
+def test_a_model_without_its_own_image_input_is_given_the_blob():
+    from vision.backends import image_blob, prepare_image, run_image
+
+    class Plain:
+        def __init__(self) -> None:
+            self.shapes: list[tuple[int, ...]] = []
+
+        def run(self, x: np.ndarray) -> list[np.ndarray]:
+            return [x * 2]
+
+        def prepare(self, shape: tuple[int, ...]) -> None:
+            self.shapes.append(shape)
+
+    plain, image = Plain(), _image()
+    prepare_image(plain, 5, 7)
+    assert plain.shapes == [(1, 3, 5, 7)]
+    np.testing.assert_allclose(run_image(plain, image)[0], image_blob(image) * 2)
+
+
+def test_openvino_refuses_an_image_that_is_not_8_bit_colour(tmp_path):
+    pytest.importorskip("onnx")
+    pytest.importorskip("openvino")
+    from vision.backends import OpenVinoModel
+
+    model = OpenVinoModel(_identity_onnx(tmp_path / "identity.onnx"), threads=1, precision="f32")
+    with pytest.raises(ValueError, match="uint8 image"):
+        model.run_image(_image().astype(np.float32))
+    with pytest.raises(ValueError, match="uint8 image"):
+        model.run_image(_image()[..., 0])
+
+
+def test_module_doctests_pass():
+    import doctest
+
+    from vision import backends
+
+    result = doctest.testmod(backends)
+    assert result.failed == 0 and result.attempted >= 2
