@@ -143,3 +143,17 @@ def test_module_doctests_pass():
 
     result = doctest.testmod(backends)
     assert result.failed == 0 and result.attempted >= 2
+
+
+def test_openvino_prepares_the_image_input_that_run_image_then_uses(tmp_path):
+    """A camera's first frame must not wait for a compile: prepare_image compiles the graph that
+    takes the image, and running that size compiles nothing more."""
+    pytest.importorskip("onnx")
+    pytest.importorskip("openvino")
+    from vision.backends import OpenVinoModel, prepare_image, run_image
+
+    model = OpenVinoModel(_identity_onnx(tmp_path / "identity.onnx"), threads=1, precision="f32")
+    prepare_image(model, 5, 7)
+    compiled = list(model._compiled)
+    run_image(model, _image())
+    assert list(model._compiled) == compiled == [(5, 7, "image")]
