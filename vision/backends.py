@@ -31,7 +31,11 @@ class BackendUnavailable(RuntimeError):
 
 
 class Model(Protocol):
-    """A loaded network: feed one float32 array, get its outputs in graph order."""
+    """A loaded network: feed one float32 array, get its outputs in graph order.
+
+    A backend may also take a detector's image itself (``run_image`` and ``prepare_image``,
+    as :class:`OpenVinoModel` does); :func:`run_image` and :func:`prepare_image` use them where
+    they exist and the blob elsewhere."""
 
     backend: str
     version: str
