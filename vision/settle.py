@@ -22,6 +22,15 @@ misreads a face. :class:`Settler` watches the stream of readings and emits a
    :meth:`Settler.rearm`
    forces a fresh emission of whatever is on the table (e.g. the referee asked for a
    re-read).
+5. Readings can flicker while nothing moves: a card's corners paired in one frame and
+   not the next, an index found every other frame. When the caller passes the frames,
+   the settler also watches the picture itself (:mod:`vision.stillness`). A picture
+   still for ``flicker_frames`` frames (``flicker_s`` seconds) that the readings never
+   settled on settles anyway, from the frames of that stillness: the objects of the
+   latest frame with the most common (non-zero) count, each voted over the frames it was
+   seen in, and uncertain unless seen in ``FLICKER_PRESENT`` of them
+   (:func:`flicker_vote`). Once per still picture, and only when the readings emitted
+   nothing during it.
 
 Pure logic: no threads, no clock, deterministic.
 
@@ -48,7 +57,13 @@ import numpy as np
 from vision.alternatives import unsure_faces
 from vision.detections import Box, Detection, Reading
 from vision.scoring import greedy_match
+from vision.stillness import moved, thumbnail
 
+
+# flicker_vote(): an object seen in fewer of the still picture's frames than this is uncertain.
+FLICKER_PRESENT = 0.8
+# How many of a still picture's latest frames flicker_vote() weighs.
+FLICKER_WINDOW = 45
 
 # nested(): the part is at most this share of the whole's area, and this share of it is inside.
 NESTED_AREA = 0.5
@@ -73,6 +88,11 @@ class SettleConfig:
     ``card_suits_agree``: a card is sure only when every read of its winning rank over the
     still run names one suit. Frames that disagree on a small index's suit are the same
     evidence as two corners that disagree (see :meth:`vision.card_reader.CardReader.read`).
+    ``flicker_frames`` / ``flicker_s``: when the frames are given and the picture itself has
+    not moved (no cell of :func:`~vision.stillness.thumbnail` changed by more than
+    ``image_still_tol`` grey levels) for this many frames spanning this long, and the
+    readings have not settled in that time because they flicker, the scene settles all the
+    same (:meth:`Settler.update`, step 5 of the module's list); None: never.
     """
 
     stable_frames: int = 5
@@ -86,10 +106,17 @@ class SettleConfig:
     faint_memory: int = 30
     regroup_cards: bool = True
     card_suits_agree: bool = True
+    image_still_tol: float = 8.0
+    flicker_frames: int | None = 12
+    flicker_s: float = 0.8
 
     def __post_init__(self) -> None:
         if self.stable_frames < 1:
             raise ValueError("stable_frames must be at least 1")
+        if self.flicker_frames is not None and self.flicker_frames < self.stable_frames:
+            raise ValueError("flicker_frames must be at least stable_frames (or None: never)")
+        if self.image_still_tol <= 0:
+            raise ValueError("image_still_tol must be positive")
         if not 0 < self.move_frac:
             raise ValueError("move_frac must be positive")
         if self.faint_memory < 0:
@@ -415,6 +442,67 @@ def fold_card_closer(settled: SettledReading, closer: Sequence[Detection]) -> Se
 
 
 @dataclass
+class _StillPicture:
+    """The frames since the picture last moved: the first one's thumbnail, when it came,
+    the readings' objects of the latest :data:`FLICKER_WINDOW` frames, how many frames in
+    all, whether the picture is decided (by the readings or by :func:`flicker_vote`) and
+    whether :func:`flicker_vote` emitted it."""
+
+    first: np.ndarray | None = None
+    start_t: float = 0.0
+    frames: deque[tuple[Detection, ...]] = field(default_factory=lambda: deque(maxlen=FLICKER_WINDOW))
+    count: int = 0
+    done: bool = False
+    by_flicker: bool = False
+
+
+def flicker_vote(
+    frames: Sequence[Sequence[Detection]], config: SettleConfig
+) -> list[tuple[Detection, ObjectVote]]:
+    """A still picture's objects, decided from the readings of its frames (oldest first)
+    when they never held still together: the objects of the latest frame with the most
+    common count but zero (ties: the larger count), each voted over its reads in every frame
+    (:func:`vote_track`; a partner as :func:`pair_still` finds it, or for a card one
+    :func:`nested` with it, the same card grouped otherwise). An object seen in fewer than
+    :data:`FLICKER_PRESENT` of the frames is uncertain, with no alternatives: it may not be
+    there at all. One mostly faint is left out, as a settled run leaves it out.
+
+    >>> two = (Detection("card", "2H", None, (10, 10, 22, 30), 0.95), Detection("card", "2S", None, (60, 10, 72, 30), 0.9))
+    >>> frames = [two, two[:1], two, (), two, two[:1], two, two, two[1:], two]
+    >>> [(d.face, d.uncertain, v.face_share) for d, v in flicker_vote(frames, SettleConfig())]
+    [('2H', False, 1.0), ('2S', True, 1.0)]
+    """
+    frames = [tuple(f) for f in frames]
+    counts = Counter(len(f) for f in frames if f)
+    if not counts:
+        return []
+    common = max(counts, key=lambda n: (counts[n], n))
+    anchor = next(f for f in reversed(frames) if len(f) == common)
+    tracks: list[list[Detection]] = [[] for _ in anchor]
+    for frame in frames:
+        partner = pair_still(frame, anchor, config)
+        used = set(partner.values())
+        for i, obj in enumerate(anchor):
+            j = partner.get(i)
+            if j is None and obj.kind == "card" and config.regroup_cards:
+                j = next((k for k, o in enumerate(frame) if k not in used and o.kind == "card"
+                          and nested(obj.box, o.box)), None)
+            if j is not None:
+                used.add(j)
+                tracks[i].append(frame[j])
+    decided = []
+    for obj, track in zip(anchor, tracks):
+        if 2 * sum(is_faint(o, config) for o in track) > len(track):
+            continue
+        det, vote = vote_track(track, config)
+        det = replace(det, box=obj.box)
+        if len(track) < FLICKER_PRESENT * len(frames):
+            det = replace(det, uncertain=True, alternatives=())
+        decided.append((det, vote))
+    return decided
+
+
+@dataclass
 class _Track:
     """One object's reads over the current still run: (frame number in the run, read)."""
 
@@ -456,20 +544,26 @@ class Settler:
         self._faint_spots: deque[tuple[int, Box]] = deque()
         self._emitted_run = False  # the current still run has been decided already
         self._emitted: tuple[Detection, ...] | None = None
+        self._still = _StillPicture()
 
     @property
     def progress(self) -> float:
-        """How far the current still run is towards settling, 0..1 (1 once settled)."""
+        """How far the current still run is towards settling, 0..1 (1 once settled): the
+        readings' run, or the still picture's when its readings flicker (step 5)."""
         if self.state is SettleState.SETTLED:
             return 1.0
         if not self._tracks:
             return 0.0
-        return min(1.0, self._run_frames / self.config.stable_frames)
+        readings = self._run_frames / self.config.stable_frames
+        flicker = self.config.flicker_frames
+        picture = 0.0 if flicker is None or self._still.done else self._still.count / flicker
+        return min(1.0, max(readings, picture))
 
     def rearm(self) -> None:
         """Forget the last emission: the scene on the table is emitted again once still."""
         self._emitted = None
         self._emitted_run = False
+        self._still.done = self._still.by_flicker = False
         if self.state is SettleState.SETTLED:
             self.state = SettleState.STEADY
 
@@ -482,6 +576,7 @@ class Settler:
         self._faint_spots.clear()
         self._emitted_run = False
         self._emitted = None
+        self._still = _StillPicture()
 
     def update(
         self,
@@ -496,7 +591,47 @@ class Settler:
         e.g. ``time.monotonic()``); ``at`` (wall clock) and ``image`` are passed through.
 
         Returns a :class:`SettledReading` on the frame the scene settles, else ``None``.
+        With ``image``, a picture that stays still while the readings flicker settles too
+        (step 5 of the module's list).
         """
+        self._watch(reading.objects, t, image)
+        settled = self._settle_readings(reading, index, t, image, at)
+        if self.state is SettleState.SETTLED:
+            self._still.done = True  # the readings decided this still picture
+            return settled
+        return self._settle_flicker(reading, index, t, image, at)
+
+    def _watch(self, objects: Sequence[Detection], t: float, image: np.ndarray | None) -> None:
+        """Follow the picture: a still run of frames starts over when ``image`` moved from
+        the run's first frame (or no image came)."""
+        cfg, still = self.config, self._still
+        if not isinstance(image, np.ndarray) or cfg.flicker_frames is None:  # passed through only
+            self._still = _StillPicture()
+            return
+        picture = thumbnail(image)
+        if still.first is None or moved(still.first, picture, cfg.image_still_tol):
+            self._still = still = _StillPicture(first=picture, start_t=t)
+        still.frames.append(tuple(objects))
+        still.count += 1
+
+    def _settle_flicker(
+        self, reading: Reading, index: int, t: float, image: np.ndarray | None, at: float | None
+    ) -> SettledReading | None:
+        cfg, still = self.config, self._still
+        if (still.done or cfg.flicker_frames is None or still.count < cfg.flicker_frames
+                or t - still.start_t < cfg.flicker_s):
+            return None
+        still.done = True
+        decided = flicker_vote(list(still.frames), cfg)
+        if len(decided) < cfg.min_objects or self._same_as_emitted(decided):
+            return None
+        still.by_flicker = True
+        self.state = SettleState.SETTLED
+        return self._emit(decided, reading, index, t, image, at, len(still.frames))
+
+    def _settle_readings(
+        self, reading: Reading, index: int, t: float, image: np.ndarray | None, at: float | None
+    ) -> SettledReading | None:
         cfg = self.config
         objects = reading.objects
         self._frame += 1
@@ -534,8 +669,16 @@ class Settler:
         self._emitted_run = True
         self.state = SettleState.SETTLED
         decided = [vote_track(reads, cfg) for reads in window]
-        if self._same_as_emitted(decided):
-            return None  # the scene we already emitted, back after a brief disturbance
+        if self._same_as_emitted(decided) or self._still.by_flicker:
+            # The scene we already emitted, back after a brief disturbance; or a still
+            # picture already settled while its readings flickered.
+            return None
+        return self._emit(decided, reading, index, t, image, at, cfg.stable_frames)
+
+    def _emit(
+        self, decided: Sequence[tuple[Detection, ObjectVote]], reading: Reading, index: int, t: float,
+        image: np.ndarray | None, at: float | None, frames: int,
+    ) -> SettledReading:
         self._seq += 1
         settled = SettledReading(
             reading=Reading(
@@ -547,7 +690,7 @@ class Settler:
             votes=tuple(v for _, v in decided),
             frame_index=index,
             t=t,
-            frames=cfg.stable_frames,
+            frames=frames,
             seq=self._seq,
             at=at,
             image=image,

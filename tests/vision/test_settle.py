@@ -6,6 +6,7 @@ import doctest
 import random
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -453,3 +454,117 @@ def test_the_vote_stands_unless_the_closer_look_settles_it_whole() -> None:
     assert settle_mod.fold_card_closer(sure, [card_at(0, "7D")]) is sure
     dice = settled_of((die(0, 0, "5", score=0.6, uncertain=True), (("5", 5),)))
     assert settle_mod.fold_card_closer(dice, [die(0, 0, "5", score=0.99)]) is dice
+
+
+# A still picture whose readings flicker (step 5 of vision.settle's list).
+
+def table_picture(seed: int, *, die_at: tuple[int, int] | None = None) -> np.ndarray:
+    """A 640x480 felt with fresh sensor noise, and a white square where a die lies."""
+    rng = np.random.default_rng(seed)
+    image = np.full((480, 640, 3), (40, 110, 60), np.float32) + rng.normal(0, 2.5, (480, 640, 3))
+    if die_at is not None:
+        x, y = die_at
+        image[y:y + 40, x:x + 40] = 235
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def index_at(x: float, face: str, *, score: float = 0.95, uncertain: bool = False) -> Detection:
+    return Detection("card", face, None, (x, 100, x + 12, 120), score, uncertain)
+
+
+FLICKER = SettleConfig()  # 5 frames of 0.4 s to settle; a still picture flickering 12 frames of 0.8 s
+
+
+def flickering(k: int) -> Reading:
+    """Two cards, the second found only in two frames of three: never five frames alike."""
+    return frame(index_at(100, "2H"), *([index_at(300, "2S", score=0.9)] if k % 3 else []))
+
+
+def test_a_still_picture_settles_though_its_readings_flicker() -> None:
+    s = Settler(FLICKER)
+    out = [s.update(flickering(k), index=k, t=k / 15, image=table_picture(k)) for k in range(30)]
+    settled = [(k, o) for k, o in enumerate(out) if o is not None]
+    assert [k for k, _ in settled] == [12]  # the 13th still frame: 0.8 s after the first
+    got = settled[0][1]
+    assert got.reading.faces() == ("2H", "2S") and got.frames == 13 and got.image is not None
+    first, second = got.reading.objects
+    assert not first.uncertain  # seen in every frame, read alike
+    assert second.uncertain and second.alternatives == ()  # seen in 8 of 13: it may not be there
+
+
+def test_progress_follows_the_still_picture_while_readings_flicker() -> None:
+    s = Settler(FLICKER)
+    seen = []
+    for k in range(12):
+        s.update(flickering(k), index=k, t=k / 15, image=table_picture(k))
+        seen.append(s.progress)
+    # The readings' own run starts over at every flicker; the picture's goes on.
+    assert seen[-1] == pytest.approx(1.0) and seen[6:] == sorted(seen[6:])
+    blind = Settler(FLICKER)
+    for k in range(12):
+        blind.update(flickering(k), index=k, t=k / 15)
+    assert blind.progress <= 0.4
+
+
+def test_without_frames_flickering_readings_never_settle() -> None:
+    s = Settler(FLICKER)
+    assert all(s.update(flickering(k), index=k, t=k / 15) is None for k in range(60))
+
+
+def test_a_moving_picture_never_settles_by_flicker() -> None:
+    s = Settler(FLICKER)
+    out = [s.update(flickering(k), index=k, t=k / 15, image=table_picture(k, die_at=(20 + 40 * (k % 12), 300)))
+           for k in range(60)]
+    assert all(o is None for o in out)
+
+
+def test_flicker_settles_once_per_still_picture_and_again_after_motion() -> None:
+    s = Settler(FLICKER)
+    out = [s.update(flickering(k), index=k, t=k / 15, image=table_picture(k)) for k in range(40)]
+    assert sum(o is not None for o in out) == 1
+    # A die laid down: the picture moved, then holds still with the same flickering cards.
+    out = [s.update(frame(*flickering(k).objects, die(400, 300, "5")), index=k, t=k / 15,
+                    image=table_picture(k, die_at=(400, 300))) for k in range(40, 80)]
+    assert sum(o is not None for o in out) == 1
+
+
+def test_readings_that_settle_keep_the_flicker_rule_away() -> None:
+    s = Settler(FLICKER)
+    steady = frame(index_at(100, "2H"), index_at(300, "2S"))
+    out = [s.update(steady if k < 8 else flickering(k), index=k, t=k / 15, image=table_picture(k)) for k in range(40)]
+    assert [k for k, o in enumerate(out) if o is not None] == [6]  # the readings' own settle, alone
+
+
+def test_rearm_lets_a_flickering_still_picture_settle_again() -> None:
+    s = Settler(FLICKER)
+    out = [s.update(flickering(k), index=k, t=k / 15, image=table_picture(k)) for k in range(20)]
+    assert sum(o is not None for o in out) == 1
+    s.rearm()
+    again = s.update(flickering(20), index=20, t=20 / 15, image=table_picture(20))
+    assert again is not None and again.seq == 2
+
+
+def test_flicker_vote_takes_the_common_count_and_follows_regrouped_cards() -> None:
+    whole = Detection("card", "7H", None, (100, 100, 160, 190), 0.97)
+    corner = Detection("card", "7H", None, (102, 102, 114, 122), 0.6, uncertain=True)
+    five = index_at(300, "5D", score=0.85)
+    frames = [(whole, five), (corner, five), (whole, five), (), (whole,), (whole, five), (corner, five)]
+    decided = settle_mod.flicker_vote(frames, FLICKER)
+    assert [d.face for d, _ in decided] == ["7H", "5D"]
+    (seven, seven_vote), (fifth, _) = decided
+    assert seven.box == corner.box  # the latest frame of the common count names the boxes
+    assert seven_vote.counts == (("7H", 6),)  # the whole card and its corner are one card
+    assert not seven.uncertain  # in 6 of 7 frames, two of them as its unsure corner
+    assert fifth.uncertain  # in 5 of 7 frames
+
+
+def test_flicker_vote_of_empty_frames_is_empty() -> None:
+    assert settle_mod.flicker_vote([(), ()], FLICKER) == []
+
+
+def test_flicker_config_is_checked() -> None:
+    with pytest.raises(ValueError, match="flicker_frames"):
+        SettleConfig(stable_frames=5, flicker_frames=3)
+    with pytest.raises(ValueError, match="image_still_tol"):
+        SettleConfig(image_still_tol=0)
+    assert SettleConfig(flicker_frames=None).flicker_frames is None
