@@ -512,3 +512,34 @@ def test_a_table_waiting_for_cards_takes_the_closer_look_at_them(tmp_path: Path)
     assert prepared == [(704, 480, 640)]  # compiled for once, on the first frame, before the reveal settled
     plain, plain_asked, plain_prepared = looks[False]
     assert plain.reading.faces() == ("7D", "9C") and plain.uncertain and plain_asked == plain_prepared == []
+
+
+class Flickering:
+    """A reader that finds the still scene's first die every frame and its second one only
+    in two frames of three: its readings never hold still, though the picture does."""
+
+    info = {"name": "flickering"}
+
+    def __init__(self) -> None:
+        self.inner = BlobReader()
+        self.calls = 0
+
+    def read(self, image_bgr: np.ndarray) -> Reading:
+        self.calls += 1
+        reading = self.inner.read(image_bgr)
+        return reading if self.calls % 3 else replace(reading, objects=reading.objects[:1])
+
+
+def test_a_still_picture_whose_readings_flicker_settles_live(tmp_path: Path) -> None:
+    path = write_scene(tmp_path / "still.png", [(60, 60, "2"), (200, 120, "5")])
+    flicker = replace(FAST, flicker_frames=6, flicker_s=0.2)
+    pipe = LivePipeline(str(path), Flickering(), settle=flicker, detect_fps=30, source_options={"fps": 30})
+    with pipe:
+        got = pipe.wait_settled(0, timeout=8)
+    assert got is not None and got.reading.faces() == ("2", "5") and got.frames >= 6
+    sure, flickered = got.reading.objects
+    assert not sure.uncertain and flickered.uncertain
+    blind = LivePipeline(str(path), Flickering(), settle=replace(flicker, flicker_frames=None), detect_fps=30,
+                         source_options={"fps": 30})
+    with blind:
+        assert blind.wait_settled(0, timeout=1.5) is None
