@@ -138,11 +138,19 @@ class NotExpectingReading(WebError):
 
 
 class NoSettledReading(WebError):
+    """No reading settled in time; ``camera`` says why (:func:`web.session.no_settled_reading`)
+    and ``advice`` what the table can do about it.
+
+    >>> NoSettledReading(camera="camera online", camera_ja="カメラはオンライン",
+    ...                  advice="hold still", advice_ja="動かさずに待つ").message("en")
+    'The camera has no settled reading yet (camera online); hold still, or enter the reading by hand.'
+    """
+
     code = "no_settled_reading"
     status = 409
     templates = {
-        "en": "The camera has no settled reading yet ({camera}); hold still, or enter the reading by hand.",
-        "ja": "カメラの読み取りがまだ安定していません（{camera_ja}）。動かさずに待つか、手で入力してください。",
+        "en": "The camera has no settled reading yet ({camera}); {advice}, or enter the reading by hand.",
+        "ja": "カメラの読み取りがまだ安定していません（{camera_ja}）。{advice_ja}か、手で入力してください。",
     }
 
 

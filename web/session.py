@@ -101,10 +101,30 @@ def _epoch(iso: str) -> float:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
 
 
-def _no_settled_reading(camera: TableCamera) -> NoSettledReading:
-    online = bool(camera.status().get("online"))
-    return NoSettledReading(camera="camera online" if online else "camera offline",
-                            camera_ja="カメラはオンライン" if online else "カメラはオフライン")
+def no_settled_reading(camera: TableCamera) -> NoSettledReading:
+    """The refusal when no reading settled in time, with what the camera's status says of why:
+    the camera is offline, it reads nothing at all on the table (the pieces too small or too
+    dim for it), or what it reads is still moving.
+
+    >>> class Cam:
+    ...     def __init__(self, **st): self.st = st
+    ...     def status(self): return self.st
+    >>> no_settled_reading(Cam(online=True, settle="empty")).params["advice"]
+    'bring the camera closer or light the table'
+    >>> no_settled_reading(Cam(online=False)).params["camera"], no_settled_reading(Cam(online=True, settle="moving")).params["advice"]
+    ('camera offline', 'hold still')
+    """
+    status = camera.status()
+    if not status.get("online"):
+        return NoSettledReading(camera="camera offline", camera_ja="カメラはオフライン",
+                                advice="reconnect the camera", advice_ja="カメラをつなぎ直す")
+    if status.get("settle") == "empty":
+        return NoSettledReading(camera="camera online, nothing read on the table",
+                                camera_ja="カメラはオンライン、テーブルに何も読み取れません",
+                                advice="bring the camera closer or light the table",
+                                advice_ja="カメラを近づけるかテーブルを明るくする")
+    return NoSettledReading(camera="camera online", camera_ja="カメラはオンライン",
+                            advice="hold still", advice_ja="動かさずに待つ")
 
 
 def check_players(players: Any) -> list[str]:
@@ -358,7 +378,7 @@ class TableSession:
         camera = self.sessions.camera
         settled = camera.settled_after(since, timeout=self.sessions.settle_wait)
         if settled is None:
-            raise _no_settled_reading(camera)
+            raise no_settled_reading(camera)
         return from_reading(settled.reading, self.record.game), settled.jpeg, "camera"
 
     def _judge(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State, JSON]:
@@ -421,7 +441,7 @@ class TableSession:
                 continue
             out = self.apply(event)
             return {"status": "discarded", "event": event, "cards": [o["face"] for o in read.objects], "view": out}
-        raise refused if refused is not None else _no_settled_reading(camera)
+        raise refused if refused is not None else no_settled_reading(camera)
 
     def reread(self, reading: Any = None) -> JSON:
         """Read again: replace the last reveal's reading, or read the pending reveal."""

@@ -266,6 +266,29 @@ def test_camera_reading_with_snapshot(tables: Tables, camera: object) -> None:
     assert tables.view(tid)["seq"] == 4
 
 
+def test_no_settled_reading_says_why_and_what_to_do(tables: Tables, camera: object) -> None:
+    from web_support import ScriptedCamera
+
+    assert isinstance(camera, ScriptedCamera)
+    tid = tables.create("liars-dice", ["Wanjin", "Saewoon"])
+    tables.act(tid, {"type": "start", "opener": "Wanjin"})
+    tables.act(tid, {"type": "bid", "player": "Wanjin", "quantity": 3, "face": "4"})
+    tables.act(tid, {"type": "challenge", "player": "Saewoon"})
+    said = {}
+    for state, lang in (("moving", "en"), ("empty", "en"), ("empty", "ja")):
+        camera.settle_state = state
+        r = tables.client.post(f"/api/tables/{tid}/reveal", json={}, headers=tables.headers(lang))
+        assert r.status_code == 409 and r.json["error"]["code"] == "no_settled_reading"
+        said[state, lang] = r.json["error"]["message"]
+    assert "hold still" in said["moving", "en"]
+    assert "nothing read on the table" in said["empty", "en"] and "closer" in said["empty", "en"]
+    assert "何も読み取れません" in said["empty", "ja"] and "近づける" in said["empty", "ja"]
+    camera.set_online(False)
+    r = tables.client.post(f"/api/tables/{tid}/reveal", json={}, headers=tables.headers("en"))
+    assert "camera offline" in r.json["error"]["message"] and "reconnect" in r.json["error"]["message"]
+    assert tables.view(tid)["seq"] == 3  # nothing judged, nothing lost
+
+
 def test_reread_never_takes_the_camera_reading_it_already_judged(tables: Tables, camera: object) -> None:
     from web_support import ScriptedCamera
 

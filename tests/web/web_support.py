@@ -31,6 +31,7 @@ class ScriptedCamera:
         self._lock = threading.Lock()
         self.started = False
         self.expected: list[tuple[str, dict[str, Any]]] = []
+        self.settle_state = "moving"  # what the settler is doing, as LiveTableCamera.status says
 
     def expect(self, game: str, state: dict[str, Any]) -> None:
         self.expected.append((game, state))
@@ -43,7 +44,7 @@ class ScriptedCamera:
 
     def status(self) -> dict[str, Any]:
         return {"online": self.online, "source": "scripted", "state": "online" if self.online else "offline",
-                "last_error": None if self.online else "unplugged"}
+                "last_error": None if self.online else "unplugged", "settle": self.settle_state}
 
     def info(self) -> dict[str, Any]:
         return {"reader": {"name": "scripted-reader", "version": "test"}}
