@@ -606,7 +606,8 @@ class Settler:
         the run's first frame (or no image came)."""
         cfg, still = self.config, self._still
         if not isinstance(image, np.ndarray) or cfg.flicker_frames is None:  # passed through only
-            self._still = _StillPicture()
+            if still.count:
+                self._still = _StillPicture()
             return
         picture = thumbnail(image)
         if still.first is None or moved(still.first, picture, cfg.image_still_tol):

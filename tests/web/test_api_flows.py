@@ -266,14 +266,20 @@ def test_camera_reading_with_snapshot(tables: Tables, camera: object) -> None:
     assert tables.view(tid)["seq"] == 4
 
 
-def test_no_settled_reading_says_why_and_what_to_do(tables: Tables, camera: object) -> None:
-    from web_support import ScriptedCamera
-
-    assert isinstance(camera, ScriptedCamera)
+def challenged_liars_dice(tables: Tables) -> str:
+    """A Liar's Dice table whose bid of three 4s has just been challenged: it waits for 10 dice."""
     tid = tables.create("liars-dice", ["Wanjin", "Saewoon"])
     tables.act(tid, {"type": "start", "opener": "Wanjin"})
     tables.act(tid, {"type": "bid", "player": "Wanjin", "quantity": 3, "face": "4"})
     tables.act(tid, {"type": "challenge", "player": "Saewoon"})
+    return tid
+
+
+def test_no_settled_reading_says_why_and_what_to_do(tables: Tables, camera: object) -> None:
+    from web_support import ScriptedCamera
+
+    assert isinstance(camera, ScriptedCamera)
+    tid = challenged_liars_dice(tables)
     said = {}
     for state, lang in (("moving", "en"), ("empty", "en"), ("empty", "ja")):
         camera.settle_state = state
@@ -293,10 +299,7 @@ def test_reread_never_takes_the_camera_reading_it_already_judged(tables: Tables,
     from web_support import ScriptedCamera
 
     assert isinstance(camera, ScriptedCamera)
-    tid = tables.create("liars-dice", ["Wanjin", "Saewoon"])
-    tables.act(tid, {"type": "start", "opener": "Wanjin"})
-    tables.act(tid, {"type": "bid", "player": "Wanjin", "quantity": 3, "face": "4"})
-    tables.act(tid, {"type": "challenge", "player": "Saewoon"})
+    tid = challenged_liars_dice(tables)
     time.sleep(0.01)
     camera.settle(faces(*TEN[:-1]))  # one die missed: the reading does not add up
     assert tables.reveal(tid)["status"] == "reread"
