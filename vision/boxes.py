@@ -127,6 +127,29 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
 
 
+def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5) -> list[tuple[int, int]]:
+    """``(gt_index, pred_index)`` pairs, highest IoU first, each index used at most once.
+
+    >>> greedy_match(np.array([[0, 0, 10, 10], [10, 0, 20, 10]]), np.array([[9, 0, 19, 10], [0, 0, 9, 10]]))
+    [(0, 1), (1, 0)]
+    """
+    ious = iou_matrix(gt, pred)
+    if ious.size == 0:
+        return []
+    gi, pi = np.nonzero(ious >= iou_threshold)
+    order = np.lexsort((pi, gi, -ious[gi, pi]))
+    used_g: set[int] = set()
+    used_p: set[int] = set()
+    pairs = []
+    for k in order:
+        g, p = int(gi[k]), int(pi[k])
+        if g not in used_g and p not in used_p:
+            used_g.add(g)
+            used_p.add(p)
+            pairs.append((g, p))
+    return pairs
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5, max_det: int = 300) -> np.ndarray:
     """Indices of the boxes kept by greedy non-maximum suppression, best score first."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)

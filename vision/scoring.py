@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.boxes import iou_matrix
+from vision.boxes import greedy_match, iou_matrix
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, Detection
 from vision.dice_conditions import CONDITIONS, PLAIN
 
@@ -57,29 +57,6 @@ def match_detections(truth: Sequence[Detection], read: Sequence[Detection], iou_
     """
     return greedy_match(np.array([t.box for t in truth], np.float32).reshape(-1, 4),
                         np.array([d.box for d in read], np.float32).reshape(-1, 4), iou_threshold)
-
-
-def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5) -> list[tuple[int, int]]:
-    """``(gt_index, pred_index)`` pairs, highest IoU first, each index used at most once.
-
-    >>> greedy_match(np.array([[0, 0, 10, 10], [10, 0, 20, 10]]), np.array([[9, 0, 19, 10], [0, 0, 9, 10]]))
-    [(0, 1), (1, 0)]
-    """
-    ious = iou_matrix(gt, pred)
-    if ious.size == 0:
-        return []
-    gi, pi = np.nonzero(ious >= iou_threshold)
-    order = np.lexsort((pi, gi, -ious[gi, pi]))
-    used_g: set[int] = set()
-    used_p: set[int] = set()
-    pairs = []
-    for k in order:
-        g, p = int(gi[k]), int(pi[k])
-        if g not in used_g and p not in used_p:
-            used_g.add(g)
-            used_p.add(p)
-            pairs.append((g, p))
-    return pairs
 
 
 def _ratio(num: int, den: int) -> float | None:

@@ -56,7 +56,7 @@ import numpy as np
 
 from vision.alternatives import unsure_faces
 from vision.detections import Box, Detection, Reading
-from vision.scoring import greedy_match
+from vision.boxes import greedy_match
 from vision.stillness import moved, thumbnail
 
 
