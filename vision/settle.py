@@ -55,8 +55,8 @@ from typing import Any
 import numpy as np
 
 from vision.alternatives import unsure_faces
-from vision.detections import Box, Detection, Reading
 from vision.boxes import greedy_match
+from vision.detections import Box, Detection, Reading
 from vision.stillness import moved, thumbnail
 
 
