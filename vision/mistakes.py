@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.boxes import greedy_match
 from vision.detections import Detection
 from vision.overlay import OverlayStyle, draw_overlay, encode_jpeg, face_text
-from vision.boxes import greedy_match
 
 MISSED_STYLE = OverlayStyle(box=(40, 40, 235), scores=False, colours=False, thickness=2)
 """A missed die's true box: red, labelled with its true face."""
