@@ -56,9 +56,12 @@ default layout at most one white ス, at most two white ベ). Anything else is a
 
 Referee decisions where the rulebook and DECISIONS.md are silent
 ------------------------------------------------------------------
-- A shout of プラスベガス, ラスベガス or ナシゴレン (the winner picks a token
-  colour) must carry ``colour`` (white, black or blue); no other shout may.
-  Right or wrong, that colour is what a penalty returns first.
+- A shout is the player and the hand. プラスベガス, ラスベガス and ナシゴレン
+  (the winner picks a token colour) may carry ``colour`` (white, black or
+  blue); no other shout may. A wrong one needs none: its colour, when given,
+  is what the penalty returns first, else the colour held most. A *correct*
+  one without a colour is refused (:class:`ColourNeeded`): the winner must say
+  which token they take, and nothing is applied until they do.
 - Every well-formed shout is accepted, even one that can never be right
   (3色ブラフ, スカラベ in a 9-dice game): it is simply a wrong shout and is
   penalised. ``legal_actions()`` lists exactly the shouts ``apply`` accepts.
@@ -107,6 +110,7 @@ __all__ = [
     "RULES",
     "AlreadyShouted",
     "Colour",
+    "ColourNeeded",
     "Die",
     "EndRound",
     "Grade",
@@ -720,6 +724,20 @@ class AlreadyShouted(RefereeError):
         super().__init__(player=player, hand=hand)
 
 
+class ColourNeeded(MalformedEvent):
+    """A correct プラスベガス / ラスベガス / ナシゴレン shout that names no colour: the winner
+    chooses the token they take, so the shout waits for that choice (a wrong one needs none)."""
+
+    code = "colour_needed"
+    templates = {
+        "en": "{player}'s {hand} is right: say which token {player} takes (white, black or blue).",
+        "ja": "{player}の{hand}は正解です。受け取るトークンの色（白・黒・青）を選んでください。",
+    }
+
+    def __init__(self, player: str, hand: str) -> None:
+        RefereeError.__init__(self, player=player, hand=hand)
+
+
 @dataclass(frozen=True)
 class Roll:
     """All dice thrown: 9, or 10 with the expansion die (checked by :func:`check_roll`)."""
@@ -737,7 +755,8 @@ class Roll:
 
 @dataclass(frozen=True)
 class Shout:
-    """A player's one shout of the round; ``colour`` only for the colour-choosing hands."""
+    """A player's one shout of the round. ``colour`` only for the colour-choosing hands, and
+    optional there: the token a winner takes, or the one a wrong shout returns first."""
 
     player: str
     hand: Hand
@@ -749,7 +768,7 @@ class Shout:
         if not isinstance(self.hand, Hand):
             raise MalformedEvent("the shout's hand must be a hand", "宣言の役が必要です")
         if self.hand.chooses_colour:
-            if self.colour not in TOKEN_COLOURS:
+            if self.colour is not None and self.colour not in TOKEN_COLOURS:
                 raise MalformedEvent(
                     f"a {self.hand} shout names the token colour its winner takes: colour white, black or blue",
                     f"{self.hand}の宣言には受け取るトークンの色（white・black・blue）が必要です",
@@ -935,10 +954,14 @@ def _has_won(cubes: Cubes, scarab: bool, target: int) -> bool:
 
 
 @cache
-def _shouts_for(player: str) -> tuple[Shout, ...]:
+def _shouts_for(player: str, best: tuple[str, ...]) -> tuple[Shout, ...]:
+    """Every shout ``player`` may make against a roll whose correct shouts are ``best``:
+    a colour-choosing hand with each colour, and without one unless it would win."""
     out: list[Shout] = []
     for hand in ALL_HANDS:
         if hand.chooses_colour:
+            if str(hand) not in best:
+                out.append(Shout(player, hand))
             out.extend(Shout(player, hand, c) for c in TOKEN_COLOURS)
         else:
             out.append(Shout(player, hand))
@@ -983,7 +1006,7 @@ class State:
         actions: list[Shout | EndRound] = []
         for p in self.players:
             if p not in done:
-                actions.extend(_shouts_for(p))
+                actions.extend(_shouts_for(p, self.best))
         actions.append(EndRound())
         return tuple(actions)
 
@@ -1061,6 +1084,8 @@ class State:
                 shouts=self.shouts + (record,),
             )
 
+        if hand.chooses_colour and event.colour is None:
+            raise ColourNeeded(event.player, str(hand))
         match = next(m for m in self.matches if m.hand == hand)
         awarded: list[Transfer] = []
         champion: int | None = None

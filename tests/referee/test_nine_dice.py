@@ -26,6 +26,7 @@ from referee.nine_dice import (
     LAYOUT,
     RULES,
     AlreadyShouted,
+    ColourNeeded,
     Colour,
     EndRound,
     Grade,
@@ -343,9 +344,10 @@ def test_decision_purasu_begasu_rasu_begasu_nasigoren_pay_a_chosen_colour() -> N
         assert Hand.parse(hand).reward is Reward.CHOOSE
 
 
-def test_decision_choosing_hands_need_a_colour_others_take_none() -> None:
+def test_decision_choosing_hands_need_a_colour_only_to_win_others_take_none() -> None:
     err = fails(AB, roll(NASIGOREN_ROLL), shout("A", "ナシゴレン"))
-    assert isinstance(err.error, MalformedEvent) and "colour" in str(err.error)
+    assert isinstance(err.error, ColourNeeded) and err.event == 1 and err.error.code == "colour_needed"
+    assert err.error.params == {"player": "A", "hand": "ナシゴレン"} and "白・黒・青" in err.error.message("ja")
     err = fails(AB, roll(KURO_PURASU), shout("A", "黒プラス", "black"))
     assert isinstance(err.error, MalformedEvent) and err.event == 1
     err = fails(AB, roll(NASIGOREN_ROLL), shout("A", "ナシゴレン", "green"))
@@ -841,7 +843,7 @@ def test_protocol_before_during_after_a_round() -> None:
     assert state.expects() is None
     actions = state.legal_actions()
     assert actions[-1] == EndRound()
-    per_player = len(ALL_HANDS) + 2 * 3  # three choosing hands get three colours each
+    per_player = len(ALL_HANDS) + 3 * 3  # three choosing hands: three colours each, and none while wrong
     assert len(actions) == 2 * per_player + 1
     assert Shout("A", Hand.parse("ナシゴレン"), Colour.BLUE) in actions
     state = state.apply(Shout("A", Hand.parse("3色プラス")))
@@ -866,7 +868,9 @@ def test_apply_refuses_foreign_events_and_unknown_players() -> None:
     with pytest.raises(UnknownPlayer):
         state.apply(Shout("Z", Hand.parse("黒プラス")))
     with pytest.raises(MalformedEvent):
-        Shout("A", Hand.parse("プラスベガス"))
+        Shout("A", Hand.parse("プラスベガス"), Colour.GREEN)  # not a token colour
+    with pytest.raises(MalformedEvent):
+        Shout("A", Hand.parse("黒プラス"), Colour.BLACK)  # a hand whose winner chooses nothing
 
 
 def test_hands_benchmark(benchmark: Any) -> None:
@@ -932,3 +936,89 @@ def test_messages_in_english_and_japanese(events: list[dict[str, Any]]) -> None:
     assert "{" not in en and "{" not in ja
     assert _JAPANESE.search(ja)
     assert not err.code.endswith("referee_error")
+
+
+# --- Shouts as DECISIONS.md allows them: colour only to choose a won token ----------------
+
+
+@pytest.mark.parametrize("hand", ["プラスベガス", "ラスベガス", "ナシゴレン"])
+def test_a_wrong_choosing_shout_needs_no_colour(hand: str) -> None:
+    """A wrong プラスベガス / ラスベガス / ナシゴレン without a colour is penalised with the
+    colour held most (DECISIONS: colour on a wrong shout is optional)."""
+    events = [*nasigoren("A", "black"), *nasigoren("A", "blue"), *nasigoren("A", "blue")]
+    state = play(AB, *events, roll(KURO_PURASU), shout("A", hand), shout("B", "黒プラス"))
+    assert tokens(state, "A") == {"white": 0, "black": 1, "blue": 1}
+    first = state.to_json()["rounds"][-1]["shouts"][0]
+    assert first == {"player": "A", "hand": hand, "colour": None, "correct": False, "returned": "blue"}
+
+
+def test_a_wrong_choosing_shout_without_tokens_returns_nothing() -> None:
+    state = play(AB, roll(KURO_PURASU), shout("A", "ラスベガス"))
+    assert state.round_open and state.to_json()["shouts"][0]["returned"] is None
+
+
+@pytest.mark.parametrize("text, hand", [(PURASU_BEGASU, "プラスベガス"), (RASU_BEGASU, "ラスベガス"),
+                                        (NASIGOREN_ROLL, "ナシゴレン")])
+def test_a_winning_choosing_shout_waits_for_its_colour(text: str, hand: str) -> None:
+    err = fails(AB, roll(text), shout("B", "3色プラス"), shout("A", hand))
+    assert isinstance(err.error, ColourNeeded) and err.event == 2
+    state = play(AB, roll(text), shout("B", "3色プラス"), shout("A", hand, "blue"))
+    assert tokens(state, "A")["blue"] == 1 and not state.round_open
+
+
+def test_legal_actions_offer_a_colourless_choosing_shout_only_where_it_is_wrong() -> None:
+    state = play(AB, roll(RASU_BEGASU))
+    shouts = [a for a in state.legal_actions() if isinstance(a, Shout) and a.player == "A"]
+    colourless = {str(a.hand) for a in shouts if a.hand.chooses_colour and a.colour is None}
+    assert colourless == {"プラスベガス", "ナシゴレン"}  # ラスベガス wins here: it must name a colour
+    for action in state.legal_actions():
+        state.apply(action)  # every action listed is accepted
+
+
+def _legal_logs(seed: int, rounds: int = 12) -> list[dict[str, Any]]:
+    """Random complete Nine Dice logs that use every freedom DECISIONS.md gives a shout:
+    choosing hands shouted wrongly with and without a colour, winners naming theirs."""
+    from random import Random
+
+    rng = Random(seed)
+    players = ["A", "B", "C"]
+    events: list[dict[str, Any]] = []
+    state = play(players)
+    for _ in range(rounds):
+        if state.is_terminal():
+            break
+        ev = roll(" ".join(str(d) for d in nine_dice.random_roll(rng, expansion=rng.random() < 0.3)))
+        events.append(ev)
+        state = play(players, *events)
+        order = players[:]
+        rng.shuffle(order)
+        for who in order:
+            if not state.round_open:
+                break
+            hand = rng.choice([h for h in ALL_HANDS if h.chooses_colour] * 3 + list(ALL_HANDS[:8]) + [Hand.parse(b) for b in state.best])
+            colour = None
+            if hand.chooses_colour and (str(hand) in state.best or rng.random() < 0.5):
+                colour = rng.choice(["white", "black", "blue"])
+            events.append(shout(who, str(hand), colour))
+            state = play(players, *events)
+        if state.round_open:
+            events.append(END)
+            state = play(players, *events)
+    return events
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_replay_accepts_every_legal_shout_log(seed: int, tmp_path: Any, capsys: Any) -> None:
+    """`tableref replay` accepts logs using DECISIONS.md's shout rules (colourless wrong
+    choosing shouts included) and prints the referee's state; the contract's state JSON
+    is the same whether or not a wrong shout named its colour to return."""
+    from web.cli import main
+
+    events = _legal_logs(seed)
+    assert any(e.get("type") == "shout" and Hand.parse(e["hand"]).chooses_colour and "colour" not in e for e in events)
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(doc(["A", "B", "C"], events), ensure_ascii=False), encoding="utf-8")
+    assert main(["replay", str(path)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(json.dumps(replay_json(doc(["A", "B", "C"], events))))
+    assert printed["rounds"] and all(set(r) >= {"best", "winner", "penalised"} for r in printed["rounds"])
