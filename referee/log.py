@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.errors import MalformedLog
+from referee.errors import MalformedEvent, MalformedLog
+from referee.json_limits import json_flaw
 
 FORMAT = "tableref-game/1"
 GAMES = ("liars-dice", "nine-dice", "doubt", "pin456")
@@ -32,8 +33,13 @@ class GameLog:
 
     @classmethod
     def from_json(cls, doc: Any) -> "GameLog":
+        """The log ``doc`` holds, refused (:class:`MalformedLog`) before anything copies it when it is
+        not one, or is nested too deeply or holds a lone surrogate (:mod:`referee.json_limits`)."""
         if not isinstance(doc, dict):
             raise MalformedLog("the log must be a JSON object", "記録はJSONオブジェクトである必要があります")
+        flaw = json_flaw(doc)
+        if flaw is not None:
+            raise MalformedLog(*flaw)
         if doc.get("format") != FORMAT:
             raise MalformedLog(
                 f"the format must be {FORMAT!r}, got {doc.get('format')!r}",
@@ -70,6 +76,9 @@ class GameLog:
         }
 
     def append(self, event: Mapping[str, Any]) -> "GameLog":
+        flaw = json_flaw(dict(event))
+        if flaw is not None:
+            raise MalformedEvent(*flaw)
         return GameLog(self.game, self.players, self.options, self.events + (copy.deepcopy(dict(event)),))
 
     def undo(self) -> "GameLog":

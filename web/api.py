@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from referee.errors import catalogue
+from referee.json_limits import MAX_DEPTH, json_flaw
 from referee.replay import rules_for
 
 from web.bus import Message
@@ -29,19 +31,44 @@ SSE_KEEPALIVE_S = 15.0
 
 
 def body() -> dict[str, Any]:
-    """The JSON object sent with a POST (``{}`` when the body is empty)."""
+    """The JSON object sent with a POST (``{}`` when the body is empty): the one gate every
+    request body passes. Refused before any route sees it: a body over the size cap however
+    it is sent (413), anything but a JSON object, and JSON nested too deeply or holding a
+    lone surrogate (:mod:`referee.json_limits`), which would fail whatever handles it next."""
     if not request.is_json:
         raise NotJSON()
-    data = request.get_data(cache=True)
+    data = _capped_data()
     if not data.strip():
         return {}
     try:
         value = json.loads(data)
-    except (ValueError, RecursionError):
+    except RecursionError:  # deeper than the parser goes: far deeper than MAX_DEPTH
+        raise BadRequest(*_too_deep()) from None
+    except ValueError:
         raise BadRequest("the body is not valid JSON", "本文が正しいJSONではありません") from None
     if not isinstance(value, dict):
         raise BadRequest("the body must be a JSON object", "本文はJSONオブジェクトです")
+    flaw = json_flaw(value)
+    if flaw is not None:
+        raise BadRequest(*flaw)
     return value
+
+
+def _capped_data() -> bytes:
+    """The body, refused (413) over ``MAX_CONTENT_LENGTH``. Werkzeug refuses a ``Content-Length``
+    over the cap, but a chunked body (no length) is only read up to the cap and silently cut:
+    here one more byte read past the cap tells a cut body from one of exactly the cap."""
+    data = request.get_data(cache=True)
+    cap = request.max_content_length
+    if request.content_length is None and cap is not None and len(data) >= cap:
+        rest = request.environ.get("wsgi.input")
+        if rest is not None and rest.read(1):
+            raise RequestEntityTooLarge()
+    return data
+
+
+def _too_deep() -> tuple[str, str]:
+    return (f"the body is nested more than {MAX_DEPTH} levels deep", f"本文の入れ子が{MAX_DEPTH}段を超えています")
 
 
 def _table(table_id: str, change: bool = False) -> TableSession:

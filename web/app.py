@@ -105,8 +105,8 @@ def _wants_json() -> bool:
 def _error_response(err: RefereeError, status: int) -> tuple[Response, int]:
     language = lang()
     if _wants_json():
-        return jsonify({"error": err.to_json(language)}), status
-    page = render_template("error.html", message=err.message(language), status=status, lang=language,
+        return jsonify({"error": _characters(err.to_json(language))}), status
+    page = render_template("error.html", message=_characters(err.message(language)), status=status, lang=language,
                            t=lambda key: text(key, language), i18n=bundle(language))
     return Response(page, mimetype="text/html"), status
 
@@ -119,7 +119,20 @@ def _replay_error(err: ReplayError) -> tuple[Response, int]:
     language = lang()
     payload = err.error.to_json(language)
     payload["event"] = err.event
-    return jsonify({"error": payload}), 400
+    return jsonify({"error": _characters(payload)}), 400
+
+
+def _characters(value: Any) -> Any:
+    """``value`` with every lone UTF-16 surrogate (text that is no character, which UTF-8 cannot
+    write) shown as U+FFFD, so a refusal that quotes what was sent can always be answered.
+    Request bodies with one are refused first (:func:`web.api.body`); this is the last guard."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_characters(k): _characters(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_characters(v) for v in value]
+    return value
 
 
 def _http_error(err: HTTPException) -> tuple[Response, int]:

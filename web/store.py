@@ -100,6 +100,16 @@ class UnknownReading(KeyError):
     pass
 
 
+#: SQLite keeps a row id in a signed 64-bit integer; a larger id names no reading (and
+#: SQLite would raise OverflowError for it rather than find nothing).
+MAX_ROW_ID = 2**63 - 1
+
+
+def _check_reading_id(reading_id: int) -> None:
+    if not 0 <= reading_id <= MAX_ROW_ID:
+        raise UnknownReading(reading_id)
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
@@ -330,6 +340,7 @@ class Store:
         return self.reading(table_id, rid), stored
 
     def reading(self, table_id: str, reading_id: int) -> ReadingRecord:
+        _check_reading_id(reading_id)
         with self._lock:
             row = self._db.execute("SELECT * FROM readings WHERE id=? AND table_id=?", (reading_id, table_id)).fetchone()
         if row is None:
@@ -362,6 +373,7 @@ class Store:
         ``"remove"`` (its event was the last one and the corrected reading no longer
         adds up), ``"append"`` (a re-read reading now gives a verdict) or ``"none"``.
         """
+        _check_reading_id(reading_id)
         created = now()
         after = _dump(list(objects))
         with self._tx() as db:
