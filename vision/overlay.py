@@ -153,13 +153,40 @@ def _glyph_mask(text: str, px: int, font_path: str) -> np.ndarray:
     return mask
 
 
+#: Hershey glyphs drawn with a narrow, Latin-looking advance: the font's own brackets sit in a
+#: full character cell and look like the full-width "（ ）" of Japanese text.
+TIGHT_GLYPHS = frozenset("()[]")
+
+
 def _text_mask(text: str, px: int) -> np.ndarray:
-    """Alpha mask of ASCII ``text`` drawn with OpenCV's Hershey font, ``px`` high."""
-    scale = px / 22.0
+    """Alpha mask of ASCII ``text`` drawn with OpenCV's Hershey font, ``px`` high.
+
+    Glyphs are laid side by side at the font's advances, except brackets, which get their
+    ink plus a thin gap on each side (see ``TIGHT_GLYPHS``).
+    """
+    font, scale = cv2.FONT_HERSHEY_SIMPLEX, px / 22.0
     thick = max(1, round(px / 12))
-    (w, h), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-    mask = np.zeros((h + base + 2, w + 2), np.uint8)
-    cv2.putText(mask, text, (1, h + 1), cv2.FONT_HERSHEY_SIMPLEX, scale, 255, thick, cv2.LINE_AA)
+    (_, h), base = cv2.getTextSize(text, font, scale, thick)
+    height = h + base + 2
+    gap = max(1, px // 12)
+    glyphs: list[tuple[int, np.ndarray]] = []  # (advance, ink drawn from the pen position)
+    for ch in text:
+        (cw, _), _ = cv2.getTextSize(ch, font, scale, thick)
+        cell = np.zeros((height, cw + 2 * thick + 2), np.uint8)
+        cv2.putText(cell, ch, (0, h + 1), font, scale, 255, thick, cv2.LINE_AA)
+        ink = np.flatnonzero(cell.any(axis=0))
+        if ch in TIGHT_GLYPHS and ink.size:
+            cell = np.pad(cell[:, ink[0] : ink[-1] + 1], ((0, 0), (gap, gap)))
+            cw = cell.shape[1]
+        glyphs.append((cw, cell))
+    mask = np.zeros((height, sum(a for a, _ in glyphs) + 2 * thick + 3), np.uint8)
+    x = 1
+    for advance, cell in glyphs:
+        region = mask[:, x : x + cell.shape[1]]
+        np.maximum(region, cell[:, : region.shape[1]], out=region)
+        x += advance
+    cols = np.flatnonzero(mask.any(axis=0))
+    mask = mask[:, : int(cols[-1]) + 2] if cols.size else mask[:, :2]
     ys = np.flatnonzero(mask.any(axis=1))
     if ys.size:
         mask = mask[max(0, ys[0] - 1) : ys[-1] + 2]
@@ -177,7 +204,8 @@ def _label_patch(face: str, rest: str, colour: str | None, px: int, fg: Colour, 
         parts.append(_text_mask(face_text(face, cjk=False), px))
     if rest:
         parts.append(_text_mask(rest, max(6, int(px * 0.8))))
-    height = px + 2 * pad
+    inner = max(px, *(p.shape[0] for p in parts))  # brackets reach below the letters: keep them whole
+    height = inner + 2 * pad
     swatch = SWATCHES.get(colour or "") if colour else None
     sw = px if swatch is not None else 0
     width = pad + sum(p.shape[1] + pad for p in parts) + (sw + pad if sw else 0)
@@ -187,8 +215,7 @@ def _label_patch(face: str, rest: str, colour: str | None, px: int, fg: Colour, 
     x = pad
     for k, part in enumerate(parts):
         h, w = part.shape
-        y = pad + (px - h) // 2 if h <= px else pad
-        part = part[: height - y]
+        y = pad + (inner - h) // 2
         a = part.astype(np.float32)[..., None] / 255.0
         region = patch[y : y + part.shape[0], x : x + w]
         region[:] = (region * (1 - a) + np.array(fg, np.float32) * a).astype(np.uint8)
@@ -211,6 +238,85 @@ def _blit(image: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x: int, y: in
     a = alpha[:ph, :pw, None].astype(np.float32) / 255.0
     roi = image[y : y + ph, x : x + pw]
     roi[:] = (roi * (1 - a) + patch[:ph, :pw] * a).astype(np.uint8)
+
+
+Rect = tuple[int, int, int, int]  # x1, y1, x2, y2 (exclusive ends)
+
+#: How many label heights a label may move away from its box (straight up or down) to find
+#: a free spot in a cluster; a label placed away from its box gets a leader line.
+LABEL_SHIFTS = 4
+
+
+def _overlap(a: Rect, b: Rect) -> int:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0
+
+
+def _overlaps(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Total area each of ``rects`` (N x 4) shares with ``others`` (M x 4)."""
+    if not len(others):
+        return np.zeros(len(rects), np.int64)
+    w = np.minimum(rects[:, None, 2], others[None, :, 2]) - np.maximum(rects[:, None, 0], others[None, :, 0])
+    h = np.minimum(rects[:, None, 3], others[None, :, 3]) - np.maximum(rects[:, None, 1], others[None, :, 1])
+    return (np.clip(w, 0, None) * np.clip(h, 0, None)).sum(axis=1)
+
+
+def _candidates(box: Rect, w: int, h: int, gap: int) -> list[tuple[int, int, bool]]:
+    """Top-left corners to try for a ``w`` x ``h`` label of ``box``, best first: above, below,
+    right-aligned above and below, beside, then stepping away up and down (``True``: away)."""
+    x1, y1, x2, y2 = box
+    out = [(x1, y1 - h - gap, False), (x1, y2 + gap, False), (x2 - w, y1 - h - gap, False), (x2 - w, y2 + gap, False),
+           (x2 + gap, y1, False), (x1 - w - gap, y1, False), (x2 + gap, y2 - h, False), (x1 - w - gap, y2 - h, False)]
+    for k in range(1, LABEL_SHIFTS + 1):
+        step = k * (h + gap)
+        out += [(x1, y1 - h - gap - step, True), (x1, y2 + gap + step, True),
+                (x2 - w, y1 - h - gap - step, True), (x2 - w, y2 + gap + step, True)]
+    return out
+
+
+def layout_labels(
+    boxes: Sequence[Rect], sizes: Sequence[tuple[int, int]], frame: tuple[int, int], *,
+    reserved: Sequence[Rect] = (), gap: int = 2,
+) -> list[tuple[Rect, bool]]:
+    """Where each box's label goes: ``(rect, away)`` per box, ``sizes`` as ``(w, h)``, inside
+    ``frame`` (``(width, height)``), no label over another label or a ``reserved`` rect (the
+    banner) while a free spot exists, and preferably over no box. ``away`` marks a label
+    moved off its box (drawn with a leader line). Boxes are placed top to bottom.
+
+    >>> cluster = [(100, 100, 130, 130), (132, 100, 162, 130), (100, 132, 130, 162), (132, 132, 162, 162)]
+    >>> rects = [r for r, _ in layout_labels(cluster, [(60, 20)] * 4, (640, 480))]
+    >>> any(_overlap(a, b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    False
+    """
+    width, height = frame
+    all_boxes = np.array(boxes, dtype=np.int64).reshape(-1, 4)
+    taken_list: list[Rect] = list(reserved)
+    placed: list[tuple[Rect, bool] | None] = [None] * len(boxes)
+    for k in sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0])):
+        w, h = sizes[k]
+        cands = _candidates(boxes[k], w, h, gap)
+        x, y, _ = cands[0]
+        x, y = min(max(0, x), max(0, width - w)), min(max(0, y), max(0, height - h))
+        first = (x, y, x + w, y + h)
+        if not any(_overlap(first, r) for r in taken_list) and not any(
+            _overlap(first, b) for j, b in enumerate(boxes) if j != k
+        ):
+            placed[k] = (first, False)  # the usual spot is free (most labels): no search
+            taken_list.append(first)
+            continue
+        xy = np.array([(x, y) for x, y, _ in cands], dtype=np.int64)
+        xy[:, 0] = np.clip(xy[:, 0], 0, max(0, width - w))
+        xy[:, 1] = np.clip(xy[:, 1], 0, max(0, height - h))
+        rects = np.concatenate([xy, xy + (w, h)], axis=1)
+        labels = _overlaps(rects, np.array(taken_list, dtype=np.int64).reshape(-1, 4))
+        others = _overlaps(rects, np.delete(all_boxes, k, axis=0))
+        # Lexicographic: no label over a label, then over as little of other boxes, then the earliest candidate.
+        best = int(np.lexsort((np.arange(len(cands)), others, labels))[0])
+        rect = tuple(int(v) for v in rects[best])
+        placed[k] = ((rect[0], rect[1], rect[2], rect[3]), cands[best][2])
+        taken_list.append(placed[k][0])
+    return [p for p in placed if p is not None]
 
 
 def label_px_for(image: np.ndarray, style: OverlayStyle = DEFAULT_STYLE) -> int:
@@ -241,21 +347,34 @@ def draw_overlay(
     px = label_px_for(out, style)
     marked = set(highlight)
     t = style.thickness
+    boxes: list[Rect] = [tuple(int(round(v)) for v in det.box) for det in objs]  # type: ignore[misc]
+    patches = []
+    lines: list[Colour] = []  # each label's leader line colour: its box's
     for k, det in enumerate(objs):
-        x1, y1, x2, y2 = (int(round(v)) for v in det.box)
+        x1, y1, x2, y2 = boxes[k]
         colour = style.uncertain if det.uncertain else style.box
         if k in marked:
             cv2.rectangle(out, (x1 - 2 * t, y1 - 2 * t), (x2 + 2 * t, y2 + 2 * t), style.highlight, 2 * t, cv2.LINE_AA)
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, t if (k in marked or not marked) else 1, cv2.LINE_AA)
         rest = (f"{det.score * 100:.0f}%" if style.scores else "") + ("?" if det.uncertain else "")
         fg = style.highlight if k in marked else (colour if det.uncertain else style.text)
-        patch, alpha = _label_patch(
+        lines.append(style.highlight if k in marked else colour)
+        patches.append(_label_patch(
             det.face, rest, det.colour if style.colours and det.kind == "die" else None, px, fg, style.label_bg, font
-        )
-        _blit(out, patch, alpha, x1, y1 - patch.shape[0] - t if y1 - patch.shape[0] - t >= 0 else y2 + t)
+        ))
+    reserved: list[Rect] = []
     if banner:
         patch, alpha = _label_patch(banner, "", None, px, style.text, style.label_bg, None)
         _blit(out, patch, alpha, 4, 4)
+        reserved.append((4, 4, 4 + patch.shape[1], 4 + patch.shape[0]))
+    sizes = [(p.shape[1], p.shape[0]) for p, _ in patches]
+    places = layout_labels(boxes, sizes, (out.shape[1], out.shape[0]), reserved=reserved, gap=t)
+    for k, ((patch, alpha), (rect, away)) in enumerate(zip(patches, places)):
+        if away:  # a thin line from the label to its box, so a moved label still points at its die
+            x1, y1, x2, y2 = boxes[k]
+            lx, ly = (rect[0] + rect[2]) // 2, rect[3] if rect[3] <= y1 else rect[1]
+            cv2.line(out, (lx, ly), (min(max(lx, x1), x2), y1 if ly <= y1 else y2), lines[k], 1, cv2.LINE_AA)
+        _blit(out, patch, alpha, rect[0], rect[1])
     return out
 
 

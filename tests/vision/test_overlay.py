@@ -96,3 +96,43 @@ def test_placard_and_jpeg() -> None:
     data = encode_jpeg(card, quality=70)
     back = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     assert back.shape == card.shape
+
+
+def _cluster(rows: int = 3, cols: int = 4, size: int = 30, step: int = 34) -> list[Detection]:
+    faces = ["2", "3", "4", "5", "6", "wheel"]
+    return [Detection("die", faces[(r * cols + c) % 6], "red", (250 + c * step, 200 + r * step, 250 + c * step + size,
+                                                                  200 + r * step + size), 0.9)
+            for r in range(rows) for c in range(cols)]
+
+
+def test_labels_of_a_cluster_do_not_overlap() -> None:
+    """Twelve touching dice: every label finds its own spot, clear of the banner, inside the frame."""
+    dets = _cluster()
+    boxes = [tuple(int(v) for v in d.box) for d in dets]
+    px = overlay.label_px_for(np.zeros((480, 640, 3), np.uint8))
+    sizes = [overlay._label_patch(d.face, "90%", d.colour, px, (255, 255, 255), (30, 30, 30), None)[0].shape[1::-1]
+             for d in dets]
+    banner = (4, 4, 240, 4 + px + 8)
+    places = overlay.layout_labels(boxes, sizes, (640, 480), reserved=[banner])
+    rects = [r for r, _ in places]
+    assert len(rects) == len(dets)
+    assert all(r[2] - r[0] == w and r[3] - r[1] == h for r, (w, h) in zip(rects, sizes))
+    assert all(0 <= r[0] and r[2] <= 640 and 0 <= r[1] and r[3] <= 480 for r in rects)
+    overlaps = [(i, j) for i, a in enumerate(rects) for j, b in enumerate(rects[i + 1:], i + 1) if overlay._overlap(a, b)]
+    assert overlaps == [] and not any(overlay._overlap(r, banner) for r in rects)
+    assert any(away for _, away in places) and not all(away for _, away in places)  # the outer ones stay by their die
+
+
+def test_a_lone_die_keeps_its_label_just_above() -> None:
+    (rect, away), = overlay.layout_labels([(100, 100, 140, 140)], [(50, 20)], (320, 240), gap=2)
+    assert rect == (100, 78, 150, 98) and not away
+
+
+def test_brackets_in_ascii_text_are_narrow() -> None:
+    """The headline's "(2 uncertain)": Hershey's brackets fill a whole character cell and read
+    as full-width "（ ）"; drawn at their ink width they add little more than a Latin bracket."""
+    px = 22
+    plain = overlay._text_mask("2 uncertain", px).shape[1]
+    bracketed = overlay._text_mask("(2 uncertain)", px).shape[1]
+    assert (bracketed - plain) / 2 <= 0.7 * px
+    assert overlay._text_mask("dice", px).shape[1] == pytest.approx(cv2.getTextSize("dice", cv2.FONT_HERSHEY_SIMPLEX, 1, 2)[0][0], abs=4)
