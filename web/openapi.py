@@ -100,7 +100,9 @@ def document() -> JSON:
                 "cards": {"type": "array", "items": {"type": "string"}}, "view": _ref("View")}}, "Discarded"),
                 **_errors(400, 403, 404, 409, 415, 422)}}},
         "/api/tables/{table_id}/undo": {"post": {
-            "summary": "Drop the last event", "parameters": change,
+            "summary": "Take back the last thing done: the last event, or a hand correction made after it"
+                       " (then `undone` is {type: correction, reading, who, before, after} and the reveal stays)",
+            "parameters": change,
             "requestBody": _body({"type": "object"}, "Empty object", False),
             "responses": {"200": _json({"type": "object", "properties": {"undone": _ref("Event"), "view": _ref("View")}}, "Undone"),
                           **_errors(403, 404, 409, 415)}}},

@@ -35,6 +35,7 @@ import logging
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -70,7 +71,17 @@ from web.readings import (
     object_kind,
     parse_reading,
 )
-from web.store import ReadingRecord, Store, StoreConflict, StoredEvent, TableRecord, UnknownReading, UnknownTable
+from web.store import (
+    CorrectionRecord,
+    ReadingRecord,
+    Store,
+    StoreConflict,
+    StoredEvent,
+    TableRecord,
+    UnknownReading,
+    UnknownTable,
+)
+from web.shouts import BUZZER_WINDOW_S, RoundClaimed, shout_lines, shout_notes, tap_time
 from web.unsure import judge_unsure, note_unsure, outcome
 from web.verdicts import score, verdict
 
@@ -138,6 +149,18 @@ def check_players(players: Any) -> list[str]:
     return names
 
 
+@dataclass
+class _Buzz:
+    """A Nine Dice shout waiting to be scored: when it was tapped and arrived (server
+    clock), its event, and what scoring it gave (the view, or the refusal)."""
+
+    tap: float
+    received: float
+    raw: JSON
+    result: JSON | None = None
+    error: RefereeError | None = None
+
+
 class Sessions:
     """Every table of one server."""
 
@@ -161,8 +184,11 @@ class Sessions:
         names = check_players(players)
         log = GameLog.from_json({"format": "tableref-game/1", "game": game, "players": names,
                                  "options": {} if options is None else options, "events": []})
-        start(log)  # MalformedLog / InvalidOption: refused before anything is stored
-        return self.store.create_table(log.game, log.players, dict(log.options))
+        state = start(log)  # MalformedLog / InvalidOption: refused before anything is stored
+        record = self.store.create_table(log.game, log.players, dict(log.options))
+        if state.expects() in READING_EVENTS:  # a new Nine Dice table reads its own dice from the start
+            self.get(record.id)._hint_camera(reveal_hint(state))
+        return record
 
     def import_log(self, doc: Any) -> TableRecord:
         """A new table holding exactly ``doc``'s events, if the whole log replays (else :class:`ReplayError`)."""
@@ -213,6 +239,8 @@ class TableSession:
         self.rules = rules_for(record.game)
         self.lock = threading.RLock()
         self._cache: tuple[list[StoredEvent], State] | None = None
+        self._claim: JSON | None = None  # Nine Dice: a correct shout waiting for its colour
+        self._buzzed: list[_Buzz] = []  # Nine Dice: phone shouts waiting to be scored in tap order
 
     @property
     def id(self) -> str:
@@ -260,10 +288,27 @@ class TableSession:
             "terminal": state.is_terminal(),
             "winner": state.winner(),
             "score": score(self.record.game, sj),
-            "history": [{"seq": e.seq, "event": e.body, "at": e.created} for e in events],
+            "history": self._history(events, sj),
             "reading": self._current_reading(events, state),
             "aids": self._aids(state, sj),
         }
+
+    def _history(self, events: list[StoredEvent], sj: Mapping[str, Any]) -> list[JSON]:
+        """Every event, and what came of it where the page should say so: a reveal's verdict
+        (who lost what), a Nine Dice shout's one-line result (``note``, both languages)."""
+        notes: dict[int, JSON] = {}
+        if self.record.game == "nine-dice":
+            shouts = iter(shout_notes(sj))
+            for e in events:
+                if e.body.get("type") == "shout":
+                    note = next(shouts, None)
+                    if note is not None:
+                        notes[e.id] = note["text"]
+        else:
+            for rec in self.store.readings(self.id, limit=200):
+                if rec.event_id is not None and rec.verdict and rec.event_id not in notes:
+                    notes[rec.event_id] = dict(rec.verdict.get("summary") or {})
+        return [{"seq": e.seq, "event": e.body, "at": e.created, "note": notes.get(e.id)} for e in events]
 
     def _setup_actions(self, state: State, expects: str | None) -> list[JSON]:
         field = SETUP_FIELDS.get(expects or "")
@@ -282,7 +327,18 @@ class TableSession:
     def _aids(self, state: State, sj: Mapping[str, Any]) -> JSON:
         if self.record.game == "pin456" and hasattr(state, "feasible_guesses"):
             return {"feasible_sums": list(state.feasible_guesses())}
+        if self.record.game == "nine-dice":
+            from referee.nine_dice import ALL_HANDS
+
+            return {"shout_lines": shout_lines(sj), "claim": self._live_claim(),
+                    "hands": [{"hand": str(h), "choose": h.chooses_colour, "expansion": h.needs_expansion}
+                              for h in ALL_HANDS]}
         return {}
+
+    def _live_claim(self) -> JSON | None:
+        events, _ = self.load()
+        claim = self._claim
+        return None if claim is None or claim["seq"] != len(events) else {k: claim[k] for k in ("player", "hand")}
 
     def _current_reading(self, events: list[StoredEvent], state: State) -> JSON | None:
         recent = self.store.readings(self.id, limit=1)
@@ -343,11 +399,61 @@ class TableSession:
     # --- changing the table ----------------------------------------------------------
 
     def apply(self, raw: Any) -> JSON:
-        """Apply one decision (a bid, challenge, shout, play, stake, start, deal ...)."""
+        """Apply one decision (a bid, challenge, shout, play, stake, start, deal ...).
+
+        A Nine Dice shout is scored at once, unless it comes from a phone's buzzer
+        (``tapped_at`` and ``sent_at``, the phone's own clock in ms): then it waits
+        :data:`~web.shouts.BUZZER_WINDOW_S` so that taps still on their way are scored
+        first when they were tapped first. A correct colour-choosing shout without its
+        colour claims the round: the view's ``aids.claim`` asks the winner for the
+        colour, and other shouts are refused until it comes (or an undo).
+        """
         if not isinstance(raw, Mapping):
             raise MalformedEvent("an event must be a JSON object", "イベントはJSONオブジェクトです")
         if raw.get("type") in READING_EVENTS:
             raise UseReveal(event=str(raw.get("type")))
+        if self.record.game == "nine-dice" and raw.get("type") == "shout":
+            return self._shout(raw)
+        return self._apply(raw)
+
+    def _shout(self, raw: Mapping[str, Any]) -> JSON:
+        received = time.time()
+        phone = raw.get("tapped_at") is not None
+        entry = _Buzz(tap_time(received, raw.get("tapped_at"), raw.get("sent_at")), received,
+                      {k: raw[k] for k in ("type", "player", "hand", "colour") if k in raw})
+        with self.lock:
+            self._buzzed.append(entry)
+        if phone:
+            time.sleep(BUZZER_WINDOW_S)  # another phone's earlier tap may still be on its way
+        with self.lock:
+            waiting, self._buzzed = sorted(self._buzzed, key=lambda b: (b.tap, b.received)), []
+            for buzz in waiting:  # this one, and any tapped before it, in tap order
+                try:
+                    buzz.result = self._score_shout(buzz.raw)
+                except RefereeError as err:
+                    buzz.error = err
+        if entry.error is not None:
+            raise entry.error
+        assert entry.result is not None
+        return entry.result
+
+    def _score_shout(self, raw: Mapping[str, Any]) -> JSON:
+        from referee.nine_dice import ColourNeeded
+
+        events, _ = self.load()
+        claim = self._live_claim()
+        if claim is not None and claim["player"] != raw.get("player"):
+            raise RoundClaimed(player=claim["player"], hand=claim["hand"])
+        try:
+            out = self._apply(raw)
+        except ColourNeeded as err:
+            self._claim = {"seq": len(events), "player": err.params["player"], "hand": err.params["hand"]}
+            self._changed()
+            return {**self.view(), "status": "colour_needed"}
+        self._claim = None
+        return {**out, "status": "scored"}
+
+    def _apply(self, raw: Mapping[str, Any]) -> JSON:
         with self.lock:
             events, state = self.load()
             event = self.rules.parse_event(raw, self.record.players)
@@ -356,12 +462,20 @@ class TableSession:
                 self.store.append_event(self.id, len(events), event.to_json())
             except StoreConflict:
                 raise Conflict() from None
+            self._claim = None
             self._changed()
             return self.view()
 
     def undo(self) -> JSON:
+        """Take back the last thing done: the latest event, or a hand correction made after
+        it (a correction is a thing done: undoing it restores the reading and verdict it
+        changed, and keeps the reveal)."""
         with self.lock:
-            events, _ = self.load()
+            events, state = self.load()
+            fix = self._last_correction(events, state)
+            if fix is not None:
+                return self._undo_correction(events, state, *fix)
+            self._claim = None
             if not events:
                 raise NothingToUndo()
             try:
@@ -517,6 +631,49 @@ class TableSession:
             self.sessions.bus.publish(self.id, kind, {"reading": out, "correction": correction.to_json()})
             return {"status": kind, "reading": out, "verdict": out["verdict"], "reason": out["reason"],
                     "correction": correction.to_json(), "view": self.view()}
+
+    def _last_correction(self, events: list[StoredEvent], state: State) -> tuple[ReadingRecord, CorrectionRecord] | None:
+        """The newest correction of a reading still in play (its reveal in the log, or the
+        table still waiting on it), if it came after the last event: made later, or made
+        to that event's own reading (a correction that withdrew and gave back a verdict
+        re-dated the event, not what was done first)."""
+        newest: tuple[ReadingRecord, CorrectionRecord] | None = None
+        for rec in self.store.readings(self.id, limit=20):
+            if self._live_status(rec, events, state) not in ("verdict", "reread"):
+                continue
+            fixes = self.store.corrections(rec.id)
+            if fixes and (newest is None or _epoch(fixes[-1].created) > _epoch(newest[1].created)):
+                newest = (rec, fixes[-1])
+        if newest is None:
+            return None
+        if events and newest[0].event_id != events[-1].id and _epoch(newest[1].created) < _epoch(events[-1].created):
+            return None
+        return newest
+
+    def _undo_correction(self, events: list[StoredEvent], state: State, rec: ReadingRecord,
+                         fix: CorrectionRecord) -> JSON:
+        objects = fix.before
+        position = next((i for i, e in enumerate(events) if e.id == rec.event_id), None)
+        kwargs: JSON
+        if position is not None:
+            kwargs = self._correct_in_log(events, position, objects)
+        else:
+            try:
+                body, _, result = self._judge(state, str(state.expects()), objects)
+            except Misread as err:
+                kwargs = {"event_action": "none", "event": None, "reason": bilingual(err), "verdict": None}
+            else:
+                kwargs = {"event_action": "append", "event": body, "reason": None, "verdict": result}
+        try:
+            rec, undone = self.store.correct_reading(self.id, rec.id, len(events), who=fix.who, objects=objects,
+                                                     undo=fix.id, **kwargs)
+        except StoreConflict:
+            raise Conflict() from None
+        self._changed()
+        out = self.reading_json(rec)
+        kind = "verdict" if out["status"] == "verdict" else "reread"
+        self.sessions.bus.publish(self.id, kind, {"reading": out})
+        return {"undone": {"type": "correction", **undone.to_json()}, "reading": out, "view": self.view()}
 
     def _correct_in_log(self, events: list[StoredEvent], k: int, objects: Sequence[Mapping[str, Any]]) -> JSON:
         before = self._replay([e.body for e in events[:k]])

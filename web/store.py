@@ -366,12 +366,15 @@ class Store:
 
     def correct_reading(self, table_id: str, reading_id: int, expected_seq: int, *, who: str,
                         objects: Sequence[Mapping[str, Any]], event_action: str, event: Mapping[str, Any] | None,
-                        reason: JSON | None, verdict: JSON | None) -> tuple[ReadingRecord, CorrectionRecord]:
+                        reason: JSON | None, verdict: JSON | None,
+                        undo: int | None = None) -> tuple[ReadingRecord, CorrectionRecord]:
         """Log a hand correction and apply its consequence to the log, atomically.
 
         ``event_action``: ``"replace"`` (the reading's event gets the new body),
         ``"remove"`` (its event was the last one and the corrected reading no longer
         adds up), ``"append"`` (a re-read reading now gives a verdict) or ``"none"``.
+        With ``undo`` (the id of the reading's latest correction) the correction is taken
+        back instead: ``objects`` are what it changed, and its record is removed and returned.
         """
         _check_reading_id(reading_id)
         created = now()
@@ -398,9 +401,20 @@ class Store:
             db.execute("UPDATE readings SET objects=?, event_id=?, status=?, reason=?, verdict=? WHERE id=?",
                        (after, event_id, status, None if reason is None else _dump(reason),
                         None if verdict is None else _dump(verdict), reading_id))
-            cur = db.execute("INSERT INTO corrections (reading_id, created, who, before, after) VALUES (?,?,?,?,?)",
-                             (reading_id, created, who, row["objects"], after))
-            cid = int(cur.lastrowid or 0)
+            undone: CorrectionRecord | None = None
+            if undo is not None:
+                fix = db.execute("SELECT * FROM corrections WHERE id=? AND reading_id=?", (undo, reading_id)).fetchone()
+                if fix is None:
+                    raise StoreConflict("the correction to undo is gone")
+                db.execute("DELETE FROM corrections WHERE id=?", (undo,))
+                undone = CorrectionRecord(fix["id"], reading_id, fix["created"], fix["who"],
+                                          tuple(json.loads(fix["before"])), tuple(json.loads(fix["after"])))
+            else:
+                cur = db.execute("INSERT INTO corrections (reading_id, created, who, before, after) VALUES (?,?,?,?,?)",
+                                 (reading_id, created, who, row["objects"], after))
+                cid = int(cur.lastrowid or 0)
+        if undone is not None:
+            return self.reading(table_id, reading_id), undone
         correction = CorrectionRecord(cid, reading_id, created, who, tuple(json.loads(row["objects"])), tuple(objects))
         return self.reading(table_id, reading_id), correction
 

@@ -86,8 +86,23 @@ def test_liars_dice_full_flow(tables: Tables) -> None:
     assert r.status_code == 409 and r.json["error"]["code"] == "later_events_conflict"
     assert "取り消して" in r.json["error"]["message"]
 
-    # Undo twice: the bid, then the reveal (its reading is withdrawn).
+    # Undo takes back the last thing done: the correction made after the bid (the reveal
+    # and the bid stay, the verdict is the one before it), then the bid, then the reveal.
+    out = tables.undo(tid)
+    assert out["undone"]["type"] == "correction" and out["undone"]["after"][0]["face"] == "2"
+    assert out["view"]["seq"] == 5 and out["reading"]["status"] == "verdict"
+    assert out["reading"]["objects"][0]["face"] != "2" and len(out["reading"]["corrections"]) == 3
     assert tables.undo(tid)["undone"]["type"] == "bid"
+    # The die added back (the verdict goes: the table waits for the reveal again) ...
+    out = tables.undo(tid)
+    assert out["undone"]["type"] == "correction" and out["reading"]["status"] == "reread"
+    assert out["view"]["expects"] == "reveal" and len(out["reading"]["objects"]) == 9
+    # ... the die removed (the verdict is back), the first correction, then the reveal itself.
+    out = tables.undo(tid)
+    assert out["undone"]["type"] == "correction" and out["view"]["seq"] == 4 and len(out["reading"]["objects"]) == 10
+    out = tables.undo(tid)
+    assert out["undone"]["type"] == "correction" and [o["face"] for o in out["reading"]["objects"]] == TEN
+    assert out["view"]["state"]["players"][1]["dice"] == 4  # Saewoon lost 1, as first read
     out = tables.undo(tid)
     assert out["undone"]["type"] == "reveal" and out["view"]["expects"] == "reveal"
     assert out["view"]["reading"] is None
