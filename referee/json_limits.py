@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -88,3 +89,17 @@ def _too_deep(path: tuple[str, ...], max_depth: int) -> tuple[str, str]:
     where = _where(path)
     return (f"{where} is nested more than {max_depth} levels deep",
             f"{where} の入れ子が{max_depth}段を超えています")
+
+
+def json_line(value: Any) -> str:
+    """``value`` as one line of JSON, in UTF-8 where it can be, with ASCII escapes when some text
+    in it is no character (a file name of bytes that are not UTF-8 reaches Python as lone
+    surrogates), since UTF-8 cannot write that and printing it would fail.
+
+    >>> json_line({"image": "写真.jpg"}), json_line({"image": "\\udcff.jpg"})
+    ('{"image": "写真.jpg"}', '{"image": "\\\\udcff.jpg"}')
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    if _SURROGATE.search(text):
+        return json.dumps(value)
+    return text

@@ -21,6 +21,10 @@ from referee.json_limits import json_flaw
 FORMAT = "tableref-game/1"
 GAMES = ("liars-dice", "nine-dice", "doubt", "pin456")
 
+#: The largest log file ``tableref replay`` reads: an event is about 80 bytes and a long
+#: evening's game a few hundred of them, so 16 MiB (200,000 events) is never a real game.
+MAX_LOG_BYTES = 16 * 1024 * 1024
+
 
 @dataclass(frozen=True)
 class GameLog:

@@ -22,7 +22,17 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-MAX_PIXELS = 100_000_000  # a camera frame is ~1 Mpx; refuse decompression bombs
+from vision.regular_file import FileRefused, read_regular_file
+
+#: The most pixels a photo may have. A 4K webcam frame is 8.3 Mpx and a phone photo 12 Mpx, or
+#: 48-50 Mpx (8160x6120) in a phone's full-resolution mode; decoding peaks at about 12 bytes a
+#: pixel (measured: 600 MB at this cap), so a larger image, a panorama, a scan or a
+#: decompression bomb (a 257 KB PNG of 9400x9400 zeros, 1 GB decoded), is refused unread.
+MAX_PIXELS = 50_000_000
+
+#: The largest image file read: a photo at :data:`MAX_PIXELS` stored without any compression,
+#: 4 bytes (RGBA) a pixel. A JPEG of a phone photo is a few MB.
+MAX_FILE_BYTES = 4 * MAX_PIXELS
 
 
 class UnreadableImage(ValueError):
@@ -38,7 +48,9 @@ def decode_image(data: bytes) -> np.ndarray:
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as im:
                 if im.width * im.height > MAX_PIXELS:
-                    raise UnreadableImage(f"image too large ({im.width}x{im.height})")
+                    raise UnreadableImage(
+                        f"image too large: {im.width}x{im.height} is {im.width * im.height / 1e6:.1f} Mpx, more than "
+                        f"the {MAX_PIXELS / 1e6:.0f} Mpx of a full-resolution phone photo (resize it)")
                 im.load()
                 im = ImageOps.exif_transpose(im)
                 rgb = _eight_bit(im).convert("RGB")
@@ -77,16 +89,11 @@ _SIXTEEN_BIT_GREY = frozenset({"I;16", "I;16L", "I;16B", "I;16N", "I"})
 
 
 def read_image(path: Path | str) -> np.ndarray:
-    """Read and decode ``path``; every failure is an :class:`UnreadableImage` with a reason."""
-    p = Path(path)
+    """Read and decode ``path``; every failure is an :class:`UnreadableImage` with a reason. Only
+    a regular file of at most :data:`MAX_FILE_BYTES` is read (see :mod:`vision.regular_file`)."""
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise UnreadableImage("no such file") from None
-    except IsADirectoryError:
-        raise UnreadableImage("is a directory") from None
-    except PermissionError:
-        raise UnreadableImage("permission denied") from None
-    except OSError as exc:
-        raise UnreadableImage(f"cannot read file: {exc.strerror or exc}") from None
+        data = read_regular_file(path, MAX_FILE_BYTES,
+                                 f"a {MAX_PIXELS // 1_000_000} Mpx photo stored uncompressed is no larger")
+    except FileRefused as exc:
+        raise UnreadableImage(str(exc)) from None
     return decode_image(data)

@@ -11,12 +11,12 @@ objects in the overlay's warning colour, with a ``?``) to ``DIR/<name>.read.jpg`
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
+from referee.json_limits import json_line
 from vision.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.detections import DIE_FACES, Detection, Reading
 from vision.image_io import UnreadableImage, read_image
@@ -168,13 +168,13 @@ def read_all(
         except UnreadableImage as exc:
             status = 1
             if as_json:
-                print(json.dumps({"image": name, "error": str(exc)}, ensure_ascii=False), file=out, flush=True)
+                print(json_line({"image": name, "error": str(exc)}), file=out, flush=True)
             else:
                 print(f"{name}: error: {exc}", file=err, flush=True)
             continue
         reading = reader.read(image)
         if as_json:
-            print(json.dumps(reading.to_json(image=name), ensure_ascii=False), file=out, flush=True)
+            print(json_line(reading.to_json(image=name)), file=out, flush=True)
         else:
             print(summary(name, reading), file=out, flush=True)
         if annotate is not None:

@@ -53,3 +53,77 @@ def test_a_file_no_decoder_knows_is_refused_after_ultralytics_wrapped_pillow() -
             decode_image(b"GIF89a not really")
     finally:
         Image.open = unwrapped
+
+
+def _zero_png(width: int, height: int) -> bytes:
+    """A PNG of ``width`` x ``height`` black pixels: a few hundred KB that decode to width*height*3 bytes."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("1", (width, height)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_a_decompression_bomb_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
+    """9400x9400 zeros, a small PNG that once decoded to 1.3 GB: refused from its header alone."""
+    import resource
+    import time
+
+    from vision.image_io import MAX_PIXELS, UnreadableImage
+
+    path = tmp_path / "bomb.png"
+    path.write_bytes(_zero_png(9400, 9400))
+    assert path.stat().st_size < 1_000_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.monotonic()
+    with pytest.raises(UnreadableImage, match=r"9400x9400 is 88\.4 Mpx, more than the 50 Mpx of a full-resolution phone"):
+        read_image(path)
+    assert time.monotonic() - start < 2.0
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024  # KB: nothing decoded
+    assert MAX_PIXELS >= 8160 * 6120  # a 50 MP phone photo at full resolution is still read
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo"])
+def test_only_regular_files_are_read(tmp_path: Path, kind: str) -> None:
+    """A symlink to /dev/zero once read without end and a named pipe blocked forever: both refused unopened."""
+    import os
+    import threading
+
+    from vision.image_io import UnreadableImage
+
+    path = tmp_path / "photo.jpg"
+    if kind == "dev-zero":
+        if not Path("/dev/zero").exists():
+            pytest.skip("no /dev/zero")
+        path.symlink_to("/dev/zero")
+        reason = "not a regular file but a character device"
+    else:
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes")
+        os.mkfifo(path)
+        reason = "not a regular file but a named pipe"
+    errors: list[str] = []
+
+    def read() -> None:
+        try:
+            read_image(path)
+        except UnreadableImage as exc:
+            errors.append(str(exc))
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert errors and reason in errors[0], errors
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.image_io
+    from vision.image_io import UnreadableImage
+
+    path = tmp_path / "photo.png"
+    assert cv2.imwrite(str(path), _gradient())
+    monkeypatch.setattr(vision.image_io, "MAX_FILE_BYTES", 100)
+    with pytest.raises(UnreadableImage, match=r"too large: \d+ bytes, more than 100 \(a 50 Mpx photo stored uncompressed"):
+        read_image(path)

@@ -211,3 +211,44 @@ def test_cli_annotate_folder_that_cannot_be_made_exits_2(photos, tmp_path, capsy
     assert "--annotate" in capsys.readouterr().err
     assert main(["read", "--models", str(models), "--annotate", str(tmp_path / "new" / "dir"), str(photos["good_png"])]) == 0
     assert (tmp_path / "new" / "dir" / "table.read.jpg").is_file()
+
+
+def test_a_bomb_a_device_and_a_pipe_are_error_lines_and_the_others_are_read(photos, tmp_path):
+    """`tableref read --json` on what once read gigabytes or blocked: an error line each (read-json.md)."""
+    import os
+    import threading
+
+    from PIL import Image
+
+    bomb = tmp_path / "bomb.png"
+    Image.new("1", (9400, 9400)).save(bomb, format="PNG")
+    names = [str(photos["good_jpg"]), str(bomb)]
+    reasons = ["88.4 Mpx, more than the 50 Mpx"]
+    if Path("/dev/zero").exists():
+        (tmp_path / "zero.jpg").symlink_to("/dev/zero")
+        names.append(str(tmp_path / "zero.jpg"))
+        reasons.append("not a regular file but a character device")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.jpg")
+        names.append(str(tmp_path / "pipe.jpg"))
+        reasons.append("not a regular file but a named pipe")
+    names.append(str(photos["good_png"]))
+    result: list[tuple[int, list[dict], str]] = []
+    worker = threading.Thread(target=lambda: result.append(run_json(names)), daemon=True)
+    worker.start()
+    worker.join(30)
+    assert result, "read did not finish in 30 s"
+    status, lines, _ = result[0]
+    assert status == 1 and [ln["image"] for ln in lines] == names
+    for line, reason in zip(lines[1:-1], reasons, strict=True):
+        assert set(line) == {"image", "error"} and reason in line["error"], line
+    assert len(lines[0]["objects"]) == 4 and len(lines[-1]["objects"]) == 4
+
+
+def test_a_file_name_that_is_not_utf8_still_prints_one_json_line(photos):
+    name = str(photos["missing"]) + "\udcff"  # how Python holds a name's bytes that are not UTF-8
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)  # as stdout: strict UTF-8
+    assert read_all(tiny.fake_reader(), [name], True, out, io.StringIO()) == 1
+    lines = raw.getvalue().decode("utf-8").splitlines()
+    assert len(lines) == 1 and json.loads(lines[0]) == {"image": name, "error": "no such file"}

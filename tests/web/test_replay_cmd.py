@@ -96,3 +96,76 @@ def test_console_script_prints_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr + proc.stdout
     assert json.loads(proc.stdout)["event"] is None
+
+
+def test_a_lone_surrogate_exits_2_with_one_json_line_not_a_traceback(tmp_path):
+    """The console script, as a player runs it: a player name that is a lone surrogate escape."""
+    path = tmp_path / "log.json"
+    text = json.dumps({**LOG, "players": ["Wanjin", "Saewoon", "Mina"]}).replace('"Mina"', '"\\ud800"')
+    path.write_text(text, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "web.cli", "replay", str(path)], capture_output=True,
+                          encoding="utf-8", timeout=60)
+    assert proc.returncode == 2 and proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    assert out["event"] is None and "players[2] holds a lone UTF-16 surrogate" in out["error"]
+
+
+def test_a_deep_log_exits_2_naming_the_depth_limit(tmp_path, capsys):
+    from referee.json_limits import MAX_DEPTH
+
+    for depth in (700, 100_000):
+        deep = "[" * depth + "]" * depth
+        text = json.dumps(LOG)[:-1] + ', "x": ' + deep + "}"
+        code, out = run_cli(tmp_path, text, capsys)
+        assert code == 2 and out["event"] is None and f"more than {MAX_DEPTH} levels" in out["error"], out
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "folder"])
+def test_only_a_regular_file_is_read(tmp_path, capsys, kind):
+    """A symlink to /dev/zero once read gigabytes, a named pipe blocked forever: both are refused unread."""
+    import os
+    import threading
+
+    path = tmp_path / "log.json"
+    if kind == "dev-zero":
+        if not Path("/dev/zero").exists():
+            pytest.skip("no /dev/zero")
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no named pipes")
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+    result: list[int] = []
+    worker = threading.Thread(target=lambda: result.append(main(["replay", str(path)])), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert result == [2], "replay did not return in 10 s"
+    out = json.loads(capsys.readouterr().out)
+    assert out["event"] is None
+    assert ("not a regular file" in out["error"] or "is a directory" in out["error"]), out
+
+
+def test_a_log_over_the_size_limit_is_refused_unread(tmp_path, capsys, monkeypatch):
+    import web.replay_cmd
+
+    monkeypatch.setattr(web.replay_cmd, "MAX_LOG_BYTES", 100)
+    code, out = run_cli(tmp_path, json.dumps(LOG), capsys)
+    assert code == 2 and out["event"] is None and "too large" in out["error"] and "more than 100" in out["error"]
+
+
+def test_standard_input_is_read_up_to_the_limit(tmp_path, capsys, monkeypatch):
+    import io
+
+    import web.replay_cmd
+
+    monkeypatch.setattr(web.replay_cmd, "MAX_LOG_BYTES", 100)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(LOG)))
+    assert main(["replay", "-"]) == 2
+    assert "too large" in json.loads(capsys.readouterr().out)["error"]
+    monkeypatch.setattr(web.replay_cmd, "MAX_LOG_BYTES", 1 << 20)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(LOG)))
+    assert main(["replay", "-"]) == 0
