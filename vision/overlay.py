@@ -193,12 +193,34 @@ def _text_mask(text: str, px: int) -> np.ndarray:
     return mask
 
 
+WHEEL = "wheel"  # Liar's Dice's ship's-wheel face: drawn as a wheel, a word in no language
+
+
+@functools.lru_cache(maxsize=64)
+def _wheel_mask(px: int) -> np.ndarray:
+    """Alpha mask of a ship's wheel ``px`` square: rim, hub and eight spokes out past the rim."""
+    scale = 4  # drawn large and shrunk, for smooth lines at label sizes
+    n = px * scale
+    mask = np.zeros((n, n), np.uint8)
+    c, rim, hub = n / 2, n * 0.33, n * 0.09
+    line = max(1, round(n * 0.08))
+    cv2.circle(mask, (round(c), round(c)), round(rim), 255, line, cv2.LINE_AA)
+    cv2.circle(mask, (round(c), round(c)), round(hub), 255, -1, cv2.LINE_AA)
+    for k in range(8):
+        a = k * np.pi / 4
+        end = (round(c + np.cos(a) * n * 0.47), round(c + np.sin(a) * n * 0.47))
+        cv2.line(mask, (round(c), round(c)), end, 255, line, cv2.LINE_AA)
+    return cv2.resize(mask, (px, px), interpolation=cv2.INTER_AREA)
+
+
 @functools.lru_cache(maxsize=512)
 def _label_patch(face: str, rest: str, colour: str | None, px: int, fg: Colour, bg: Colour, font_path: str | None) -> tuple[np.ndarray, np.ndarray]:
     """A label as a BGR patch and an alpha mask: face glyph, colour swatch, ASCII rest."""
     pad = max(2, px // 6)
     parts: list[np.ndarray] = []
-    if font_path is not None and not face.isascii():
+    if face == WHEEL:
+        parts.append(_wheel_mask(px))
+    elif font_path is not None and not face.isascii():
         parts.append(_glyph_mask(face, px, font_path))
     else:
         parts.append(_text_mask(face_text(face, cjk=False), px))

@@ -136,3 +136,16 @@ def test_brackets_in_ascii_text_are_narrow() -> None:
     bracketed = overlay._text_mask("(2 uncertain)", px).shape[1]
     assert (bracketed - plain) / 2 <= 0.7 * px
     assert overlay._text_mask("dice", px).shape[1] == pytest.approx(cv2.getTextSize("dice", cv2.FONT_HERSHEY_SIMPLEX, 1, 2)[0][0], abs=4)
+
+
+def test_the_wheel_face_is_drawn_as_a_wheel_not_a_word() -> None:
+    """The live view and annotated photos carry no English word: "wheel" is a wheel icon."""
+    px = 24
+    icon = overlay._label_patch("wheel", "", None, px, (255, 255, 255), (30, 30, 30), None)[0]
+    word = overlay._text_mask("wheel", px)
+    assert icon.shape[1] <= px + 2 * (px // 6) + 1 < word.shape[1]
+    mask = overlay._wheel_mask(px)
+    assert mask.shape == (px, px) and mask[px // 2, px // 2] > 128  # the hub
+    between = np.deg2rad(22.5)  # halfway between two spokes, between hub and rim: open
+    y, x = (round(px / 2 + np.sin(between) * px * 0.22), round(px / 2 + np.cos(between) * px * 0.22))
+    assert mask[y, x] < 128
