@@ -24,6 +24,7 @@ from web.i18n import GAME_NAMES
 from web.readings import object_kind
 from web.security import TOKEN_HEADER, client_is_local, require_host, require_table_token, token_matches
 from web.session import TableSession, localize
+from web.streams import bound_sending
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -259,6 +260,7 @@ def events(table_id: str) -> Response:
     table = _table(table_id)
     c = ctx()
     language = lang()
+    bound_sending(request.environ, c.config.stream_send_timeout_s)  # a stalled listener frees its thread
     sub = c.bus.subscribe(table.id)
     first = [Message(0, "state", _localized(table.view())), Message(0, "camera", c.camera.status())]
     keepalive = float(current_app.config.get("SSE_KEEPALIVE_S", SSE_KEEPALIVE_S))

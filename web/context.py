@@ -30,6 +30,7 @@ class ServerConfig:
     max_content_length: int = DEFAULT_MAX_BYTES
     mjpeg_fps: float = 10.0
     max_streams: int = 8
+    stream_send_timeout_s: float = 5.0  # a live stream's write that takes longer drops that viewer
     settle_wait_s: float = 2.0
     public_url: str | None = None  # base of join links; default: this machine's LAN address
 

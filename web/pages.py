@@ -7,23 +7,15 @@ network. Controls carry stable ``data-testid`` attributes for browser tests.
 
 from __future__ import annotations
 
-import threading
-
 from flask import Blueprint, Response, current_app, render_template, request
 
 from web.camera import MJPEG_MIMETYPE
 from web.context import ctx, lang
-from web.errors import WebError
 from web.i18n import GAME_NAMES, bundle, text
 from web.security import client_is_local, token_matches
+from web.streams import StreamSlots, bound_sending
 
 bp = Blueprint("pages", __name__)
-
-
-class TooManyStreams(WebError):
-    code = "too_many_streams"
-    status = 503
-    templates = {"en": "Too many video streams are open (at most {limit}).", "ja": "映像の同時視聴数が上限（{limit}）に達しています。"}
 
 
 def _page(template: str, **values: object) -> str:
@@ -61,33 +53,16 @@ def table(table_id: str) -> Response:
     return response
 
 
-class StreamSlots:
-    """Counts open MJPEG streams of one app (each holds a server thread)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.open = 0
-        self._lock = threading.Lock()
-
-    def take(self) -> None:
-        with self._lock:
-            if self.open >= self.limit:
-                raise TooManyStreams(limit=self.limit)
-            self.open += 1
-
-    def give(self) -> None:
-        with self._lock:
-            self.open -= 1
-
-
 @bp.get("/stream.mjpg")
 def stream() -> Response:
-    """The camera's annotated view as MJPEG, at most ``mjpeg_fps`` frames a second."""
+    """The camera's annotated view as MJPEG, at most ``mjpeg_fps`` frames a second, to at most
+    ``max_streams`` viewers at once (the rules of :mod:`web.streams`)."""
     c = ctx()
     slots: StreamSlots = current_app.extensions.setdefault("tableref_streams", StreamSlots(c.config.max_streams))
-    slots.take()
+    hang_up = bound_sending(request.environ, c.config.stream_send_timeout_s)
+    viewer = slots.take(host=client_is_local(), hang_up=hang_up)
     max_frames = request.args.get("frames", type=int)
-    response = Response(c.camera.mjpeg(c.config.mjpeg_fps, max_frames), mimetype=MJPEG_MIMETYPE)
-    response.call_on_close(slots.give)
+    response = Response(slots.serve(viewer, c.camera.mjpeg(c.config.mjpeg_fps, max_frames)), mimetype=MJPEG_MIMETYPE)
+    response.call_on_close(lambda: slots.give(viewer))  # also when the body was never started
     response.headers["Cache-Control"] = "no-cache, no-store"
     return response

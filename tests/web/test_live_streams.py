@@ -98,14 +98,16 @@ def test_mjpeg_from_repeats_a_still_frame_and_paces() -> None:
 
 
 def test_stream_slots_are_limited(tmp_path: Any) -> None:
-    app = create_app({"data_dir": tmp_path, "max_streams": 1}, ScriptedCamera())
+    """For other devices; the host computer always gets the stream (tests/web/test_streams.py)."""
+    app = create_app({"data_dir": tmp_path, "host": "0.0.0.0", "max_streams": 1}, ScriptedCamera())
     client = app.test_client()
-    first = client.get("/stream.mjpg", buffered=False)
+    phone = {"REMOTE_ADDR": "192.168.1.20"}
+    first = client.get("/stream.mjpg", buffered=False, environ_base=phone)
     assert first.status_code == 200
-    second = client.get("/stream.mjpg", buffered=False)
+    second = client.get("/stream.mjpg", buffered=False, environ_base=phone)
     assert second.status_code == 503 and second.json["error"]["code"] == "too_many_streams"
     first.close()
-    third = client.get("/stream.mjpg?frames=1")
+    third = client.get("/stream.mjpg?frames=1", environ_base=phone)
     assert third.status_code == 200
     app.extensions["tableref"].store.close()
 
