@@ -15,6 +15,7 @@ Boxes are ``(N, 4)`` float arrays of ``[x1, y1, x2, y2]`` pixel corners.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -127,13 +128,17 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
 
 
-def greedy_match(gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5) -> list[tuple[int, int]]:
-    """``(gt_index, pred_index)`` pairs, highest IoU first, each index used at most once.
+def greedy_match(
+    gt: np.ndarray, pred: np.ndarray, iou_threshold: float = 0.5,
+    overlap: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+) -> list[tuple[int, int]]:
+    """``(gt_index, pred_index)`` pairs, highest IoU first, each index used at most once;
+    ``overlap`` (rows ``gt``, columns ``pred``) in place of IoU where given.
 
     >>> greedy_match(np.array([[0, 0, 10, 10], [10, 0, 20, 10]]), np.array([[9, 0, 19, 10], [0, 0, 9, 10]]))
     [(0, 1), (1, 0)]
     """
-    ious = iou_matrix(gt, pred)
+    ious = (iou_matrix if overlap is None else overlap)(gt, pred)
     if ious.size == 0:
         return []
     gi, pi = np.nonzero(ious >= iou_threshold)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from vision.detections import Detection
-from vision.scoring import Metrics, _ratio, greedy_match, score
+from vision.scoring import Metrics, Overlap, _ratio, greedy_match, score
 
 # Look-alike ranks a corner-index reader is known to mix up. "8/B" and "Q/O" in the brief
 # are the 8 or Q read as a letter no standard index has; here they surface as 8/3 and Q/K
@@ -77,28 +77,40 @@ class CardMetrics:
 
 
 def score_cards(
-    items: Iterable[tuple[Sequence[Detection], Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5
+    items: Iterable[tuple[Sequence[Detection], Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5,
+    readable: Iterable[Sequence[bool] | None] | None = None, overlap: Overlap | None = None,
 ) -> CardMetrics:
-    """Score ``(ground-truth indices, predicted indices, merged cards)`` per image."""
+    """Score ``(ground-truth indices, predicted indices, merged cards)`` per image.
+
+    ``readable`` (per image, one flag per labelled object of any kind, or None) and
+    ``overlap`` are :func:`~vision.scoring.score`'s: a set labelled with whole cards (teach
+    labels, the yardstick) hands the merged cards as the predictions, matched by
+    :func:`~vision.scoring.held_share`, and leaves its face-down cards unscored."""
     items = list(items)
-    index_pairs = [(g, p) for g, p, _ in items]
-    card = score(index_pairs, iou_threshold, kind="card")
-    rank = score([(_view(g, rank_of), _view(p, rank_of)) for g, p in index_pairs], iou_threshold, kind="card")
-    suit = score([(_view(g, suit_of), _view(p, suit_of)) for g, p in index_pairs], iou_threshold, kind="card")
+    flags = [None] * len(items) if readable is None else list(readable)
+    cards_ok = [None if f is None else [k for o, k in zip(g, f) if o.kind == "card"] for (g, _, _), f in zip(items, flags)]
+    index_pairs = [([o for o in g if o.kind == "card"], p) for g, p, _ in items]
+    card = score(index_pairs, iou_threshold, kind="card", readable=cards_ok, overlap=overlap)
+    rank = score([(_view(g, rank_of), _view(p, rank_of)) for g, p in index_pairs], iou_threshold, kind="card",
+                 readable=cards_ok, overlap=overlap)
+    suit = score([(_view(g, suit_of), _view(p, suit_of)) for g, p in index_pairs], iou_threshold, kind="card",
+                 readable=cards_ok, overlap=overlap)
     pairs = {f"{a}/{b}": _both_ways(rank, a, b) for a, b in NAMED_PAIRS}
     scenes = exact = 0
-    for g, _, merged in items:
+    readable_pairs = [([o for k, o in enumerate(g) if ok is None or ok[k]], p) for (g, p), ok in zip(index_pairs, cards_ok)]
+    for (g, _), (_, _, merged) in zip(readable_pairs, items):
         truth = {o.face for o in g if o.kind == "card"}
         read = [o for o in merged if o.kind == "card"]
         if not truth and not read:
             continue
         scenes += 1
         exact += sorted(o.face for o in read) == sorted(truth) and not any(o.uncertain for o in read)
-    return CardMetrics(card, rank, suit, pairs, scenes, exact, threshold_sweep(index_pairs, iou_threshold))
+    return CardMetrics(card, rank, suit, pairs, scenes, exact, threshold_sweep(readable_pairs, iou_threshold, overlap=overlap))
 
 
 def threshold_sweep(
-    pairs: Sequence[tuple[Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5, thresholds: Sequence[float] = SWEEP
+    pairs: Sequence[tuple[Sequence[Detection], Sequence[Detection]]], iou_threshold: float = 0.5, thresholds: Sequence[float] = SWEEP,
+    overlap: Overlap | None = None,
 ) -> dict[float, dict[str, float | None]]:
     """For each reporting threshold T: how often matched indices with score >= T are read right,
     and the share of matched indices T would flag (how the card threshold is chosen).
@@ -113,7 +125,8 @@ def threshold_sweep(
     for gt, pred in pairs:
         g = [o for o in gt if o.kind == "card"]
         p = [o for o in pred if o.kind == "card"]
-        for gi, pi in greedy_match(np.array([o.box for o in g]), np.array([o.box for o in p]), iou_threshold):
+        for gi, pi in greedy_match(np.array([o.box for o in g]).reshape(-1, 4), np.array([o.box for o in p]).reshape(-1, 4),
+                                   iou_threshold, overlap):
             rows.append((p[pi].score, g[gi].face == p[pi].face))
     out: dict[float, dict[str, float | None]] = {}
     for t in thresholds:

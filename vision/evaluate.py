@@ -1,8 +1,19 @@
-"""``tableref eval DATASET [--split S] [--models DIR] [--out DIR]``: score the reader.
+"""``tableref eval DATASET [--split S] [--models DIR] [--out DIR] [--ablate STEP|all [--json]]``: score the reader.
 
-DATASET is a synthetic set (``annotations.jsonl``) or a YOLO set (``images/`` +
-``labels/``, class 0..5 = faces 1..6), e.g. the real dice tray with ``--split test``.
+DATASET is a synthetic set (``annotations.jsonl``), a YOLO set (``images/`` +
+``labels/``, class 0..5 = faces 1..6), e.g. the real dice tray with ``--split test``, or a
+teach labels file (../shared/docs/teach.md: the file, or a folder holding ``labels.jsonl``,
+e.g. the foreign yardstick's ``runs/yardstick --split val``).
 Prints a readable report and writes ``metrics.json`` and ``confusion.png`` to ``--out``.
+The headline numbers are over the readable labelled dice (:mod:`vision.scoring`): found,
+sure coverage, right among the sure, die accuracy, confidently wrong, scenes sure-exact;
+each by face, colour and the up face's size in pixels. A scene that names its ``game`` is
+read as that game's table reads it (its dice vocabulary), and ``tableref eval`` (through
+:mod:`web.eval_cmd`) also judges it as the table would (:mod:`web.verdict_eval`).
+``--ablate STEP`` scores the set with one step of the read path left out (:data:`ABLATIONS`);
+``--ablate all`` reads it with the whole reader and with each step left out, image by image
+in one process, and prints each step's effect on the headline numbers and its cost in ms
+(``--json``: that table as JSON, for the model card).
 ``--mistakes DIR`` also draws each photo whose dice are not read exactly (:mod:`vision.mistakes`).
 A set with playing cards (``tableref synth --cards`` or ``--mixed``) is also scored for
 cards when the card model is loaded: corner-index detection, rank and suit accuracy, the
@@ -15,9 +26,10 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -34,8 +46,68 @@ from vision.dice_conditions import dataset_conditions
 from vision.manifest import QUARTER_TURNS, ManifestError
 from vision.mistakes import dice_errors, write_mistakes
 from vision.read_cmd import add_dice_options, made_folder, with_dice_options
-from vision.reader import DiceReader, load_reader
-from vision.scoring import Metrics, SureMistake, score
+from vision.reader import DiceReader, Step, load_reader
+from vision.scoring import FaceStats, Metrics, SureMistake, held_share, score
+from vision.vocabulary import VocabularyError, game_vocabulary
+
+ABLATIONS: dict[str, str] = {
+    "second-look": "borderline dice read again from a tighter and a looser crop",
+    "second-opinion": "dice under 0.9 read again by the wider classifier",
+    "specialists": "the ブ/プ specialist",
+    "zoom-out": "the detector's zoomed-out pass (close-ups, frames with no die)",
+    "zoom-in": "the detector's zoomed-in pass (wide photos)",
+    "vouching": "the classifier vouching for boxes the detector doubts",
+    "pieces-and-clusters": "a large die's pieces and boxes of clustered dice left out",
+    "no-die-drop": "boxes the classifier reads as no die left out",
+    "cross-checks": "die boxes holding a card index, and index boxes holding a die, left out",
+    "mirror": "the mirrored detector pass",
+    "card-closer-look": "card indices found at the photo's larger detector input, not the live frame's",
+    "card-body": "cards read from their bodies too, not their corners alone",
+    "card-turns": "each card index read at its quarter turns, not once",
+    "card-specialists": "the card reader's suit specialists",
+}
+"""The steps of the photo read path that ``--ablate`` leaves out, one at a time."""
+
+
+def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -> DiceReader:
+    """``reader`` without ``step`` (one of :data:`ABLATIONS`): a reader view over the same
+    models; ``reader`` itself when it has no such step (the mirrored pass the manifest leaves
+    off, a card step without a card model). ``live_card_imgsz``: the card detector's input
+    size for live frames, which ``card-closer-look`` reads photos at (default: the photo's).
+
+    >>> ablated(None, "sharpening")  # type: ignore[arg-type]
+    Traceback (most recent call last):
+    ...
+    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, mirror, card-closer-look, card-body, card-turns, card-specialists
+    """
+    views: dict[str, Callable[[], DiceReader]] = {
+        "second-look": reader.without_second_look,
+        "second-opinion": reader.without_second_opinion,
+        "specialists": reader.without_specialists,
+        "zoom-out": reader.without_zoom_out,
+        "zoom-in": reader.without_zoom_in,
+        "vouching": lambda: reader.without(Step.VOUCHING),
+        "pieces-and-clusters": lambda: reader.without(Step.PIECES_AND_CLUSTERS),
+        "no-die-drop": lambda: reader.without(Step.NO_DIE_DROP),
+        "cross-checks": lambda: reader.without(Step.CROSS_CHECKS),
+        "mirror": reader.without_mirror,
+        "card-closer-look": lambda: reader if reader.cards is None or live_card_imgsz in (None, reader.cards.imgsz)
+        else reader.with_card_imgsz(live_card_imgsz),
+        "card-body": reader.without_card_body,
+        "card-turns": reader.without_card_turns,
+        "card-specialists": reader.without_card_specialists,
+    } if reader is not None else {}
+    if step not in ABLATIONS:
+        raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
+    return views[step]()
+
+
+class SceneVerdicts(Protocol):
+    """Judges the scenes that name their game as a table would (:func:`web.verdict_eval.scene_verdicts`):
+    a summary (``scenes``, ``untouched``, ``right``, ``wrong``, ``re_read``, ``by_game``), or
+    None when no scene names a game."""
+
+    def __call__(self, items: Sequence[LabelledImage], readings: Sequence[Sequence[Detection]]) -> dict[str, Any] | None: ...
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,6 +134,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also draw each photo whose dice are not read exactly (missed, misread or extra) into DIR")
     parser.add_argument("--gt-boxes", action="store_true",
                         help="skip the detector: classify the ground-truth boxes (scores the classifier alone)")
+    parser.add_argument("--ablate", default=None, metavar="STEP", choices=("all", *ABLATIONS),
+                        help="score with one step of the read path left out (" + ", ".join(ABLATIONS)
+                             + "), or 'all': the whole reader and each step left out, as a table of deltas and ms")
+    parser.add_argument("--json", action="store_true",
+                        help="with --ablate: print its table (or the ablated reader's headline) as JSON instead")
 
 
 Pairs = list[tuple[tuple[Detection, ...], tuple[Detection, ...]]]
@@ -79,35 +156,144 @@ def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection
     return tuple(out)
 
 
-def predict(
-    reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False, camera: CameraShift | None = None
-) -> tuple[Pairs, CardTriples, list[float], list[str], list[LabelledImage]]:
-    """Per image read: (truth, reading) for dice and (truth, card indices, merged cards) for
-    cards; the times, the images that could not be read, and the items that were. With
-    ``camera``, each image is first changed as that camera would have taken it."""
-    pairs, cards, times, failures, scored = [], [], [], [], []
+def read_item(
+    reader: DiceReader, image: np.ndarray, item: LabelledImage, gt_boxes: bool = False,
+) -> tuple[tuple[Detection, ...], tuple[Detection, ...], float]:
+    """One image's reading: its objects (dice and merged cards), its card corner indices one by
+    one, and the ms it took. With ``gt_boxes`` the labelled boxes are classified instead."""
+    if gt_boxes:
+        t0 = time.perf_counter()
+        objects = classify_boxes(reader, image, item.objects)
+        ms = (time.perf_counter() - t0) * 1000
+        indices = tuple(o for o in objects if o.kind == "card")
+        return tuple(o for o in objects if o.kind != "card") + merge_corners(indices), indices, ms
+    reading, indices = reader.read_detailed(image)
+    return reading.objects, indices, reading.ms
+
+
+class GameReaders:
+    """``reader`` as each game's table reads dice (its vocabulary), for the scenes that name a
+    game; ``reader`` itself for the others, and for all when ``per_game`` is false."""
+
+    def __init__(self, reader: DiceReader, per_game: bool = True) -> None:
+        self.reader, self.per_game = reader, per_game
+        self._views: dict[str, DiceReader] = {}
+
+    def __call__(self, item: LabelledImage) -> DiceReader:
+        if not self.per_game or item.game is None:
+            return self.reader
+        if item.game not in self._views:
+            try:
+                vocabulary = game_vocabulary(item.game)
+            except VocabularyError:
+                vocabulary = None
+            self._views[item.game] = self.reader if vocabulary is None else self.reader.with_vocabulary(vocabulary)
+        return self._views[item.game]
+
+
+@dataclass
+class Predictions:
+    """What one reader made of a set: per scored image, (truth, reading) for dice, (truth,
+    card indices, merged cards) for cards, and the ms; the images that could not be read."""
+
+    pairs: Pairs
+    cards: CardTriples
+    times: list[float]
+    scored: list[LabelledImage]
+    failures: list[str]
+
+
+def predict_each(
+    readers: dict[str, DiceReader], items: Sequence[LabelledImage], gt_boxes: bool = False,
+    camera: CameraShift | None = None, per_game: bool = True,
+) -> dict[str, Predictions]:
+    """Every image read by each of ``readers`` in turn (an image is loaded once, and the
+    readers take it one after the other, so a slow spell of a shared machine slows them
+    alike). With ``camera``, each image is first changed as that camera would have taken it;
+    with ``per_game``, a scene that names its game is read with its game's vocabulary."""
+    games = {name: GameReaders(r, per_game) for name, r in readers.items()}
+    out = {name: Predictions([], [], [], [], []) for name in readers}
     for item in items:
         try:
             image = read_image(item.path)
         except UnreadableImage as exc:
-            failures.append(f"{item.path}: {exc}")
+            for p in out.values():
+                p.failures.append(f"{item.path}: {exc}")
             continue
         if camera is not None:
             image = camera.apply(image)
-        if gt_boxes:
-            t0 = time.perf_counter()
-            objects = classify_boxes(reader, image, item.objects)
-            ms = (time.perf_counter() - t0) * 1000
-            indices = tuple(o for o in objects if o.kind == "card")
-            objects = tuple(o for o in objects if o.kind != "card") + merge_corners(indices)
+        for name, reader_for in games.items():
+            objects, indices, ms = read_item(reader_for(item), image, item, gt_boxes)
+            p = out[name]
+            p.pairs.append((item.objects, objects))
+            p.cards.append((item.cards(), indices, tuple(o for o in objects if o.kind == "card")))
+            p.times.append(ms)
+            p.scored.append(item)
+    return out
+
+
+def predict(
+    reader: DiceReader, items: tuple[LabelledImage, ...], gt_boxes: bool = False, camera: CameraShift | None = None,
+    per_game: bool = False,
+) -> tuple[Pairs, CardTriples, list[float], list[str], list[LabelledImage]]:
+    """Per image read: (truth, reading) for dice and (truth, card indices, merged cards) for
+    cards; the times, the images that could not be read, and the items that were. With
+    ``camera``, each image is first changed as that camera would have taken it."""
+    p = predict_each({"": reader}, items, gt_boxes, camera, per_game)[""]
+    return p.pairs, p.cards, p.times, p.failures, p.scored
+
+
+@dataclass(frozen=True)
+class SetScores:
+    """One reader's scores on a set: dice, cards (None when not scored), the cards split by
+    legibility (rendered sets), the cards read on a set that labels none, and the verdicts."""
+
+    dice: Metrics
+    cards: CardMetrics | None
+    legibility: LegibilitySplit | None
+    stray_cards: dict[str, int] | None
+    verdicts: dict[str, Any] | None
+    has_cards: bool
+
+    def headline(self) -> dict[str, float | None]:
+        """The numbers ``--ablate all`` compares: the dice headline, the cards' die accuracy
+        (sure and right over the readable labelled cards) and the share of scenes given a right
+        verdict untouched."""
+        out = dict(self.dice.headline()) if self.dice.gt_dice else {}
+        if self.cards is not None:
+            card = self.cards.card.headline()
+            out["card_found"], out["card_accuracy"], out["card_confidently_wrong"] = (
+                card["found"], card["die_accuracy"], card["confidently_wrong"])
+        if self.verdicts is not None:
+            out["verdict_right"] = self.verdicts["share_right"]
+            out["verdict_wrong"] = self.verdicts["share_wrong"]
+        return out
+
+
+def score_set(
+    root: Path, predictions: Predictions, iou: float, reads_cards: bool, verdicts: SceneVerdicts | None = None,
+) -> SetScores:
+    """Score one reader's :class:`Predictions` on the set at ``root`` (its folder: scene records
+    of a rendered set are looked for there)."""
+    scored, pairs, card_items = predictions.scored, predictions.pairs, predictions.cards
+    readable = [item.readable for item in scored]
+    metrics = score(pairs, iou, conditions=dataset_conditions(root, scored), readable=readable,
+                    face_px=[item.face_px for item in scored])
+    has_cards = any(item.cards() for item in scored)
+    card_metrics = legibility = None
+    if has_cards and reads_cards:
+        if any(item.whole_cards for item in scored):  # whole cards labelled: the merged cards are scored
+            card_metrics = score_cards([(item.objects, merged, merged) for item, (_, _, merged) in zip(scored, card_items)],
+                                       iou, readable=readable, overlap=held_share)
         else:
-            reading, indices = reader.read_detailed(image)
-            objects, ms = reading.objects, reading.ms
-        pairs.append((item.objects, objects))
-        cards.append((item.cards(), indices, tuple(o for o in objects if o.kind == "card")))
-        times.append(ms)
-        scored.append(item)
-    return pairs, cards, times, failures, scored
+            card_metrics = score_cards(card_items, iou)
+            legibility = legibility_split(root, scored, card_items, iou)
+    stray_cards: dict[str, int] | None = None  # on a set with no cards, every card read is a phantom
+    if not has_cards and reads_cards:
+        stray = [o for _, _, merged in card_items for o in merged]
+        stray_cards = {"read": len(stray), "read_surely": sum(not o.uncertain for o in stray)}
+    judged = None if verdicts is None else verdicts(scored, [reading for _, reading in pairs])
+    return SetScores(metrics, card_metrics, legibility, stray_cards, judged, has_cards)
 
 
 def legibility_split(
@@ -167,7 +353,10 @@ def report(name: str, metrics: Metrics, times: list[float], image_names: Sequenc
     of the wrong sure readings it lists."""
     m = metrics
     lines = [
-        f"dataset {name}: {m.images} images, {m.gt_dice} dice",
+        f"dataset {name}: {m.images} images, {m.gt_dice} dice" + (
+            f" ({m.unreadable} more labelled but not readable, not scored; {m.on_unreadable} readings on them set aside)"
+            if m.unreadable else ""),
+        headline_line(m.overall, m.scenes_sure_exact, m.images),
         f"  detection  recall {_pct(m.recall)} ({m.matched}/{m.gt_dice})   precision {_pct(m.precision)} ({m.matched}/{m.predicted}; {m.extra_sure} extra read surely)   IoU >= {m.iou_threshold}",
         f"  face       accuracy {_pct(m.face_accuracy_matched)} of matched dice, {_pct(m.face_accuracy_all)} of all dice",
         f"  uncertain  {m.uncertain} flagged; confident readings right {_pct(None if not m.confident_matched else m.confident_correct / m.confident_matched)} ({m.confident_correct}/{m.confident_matched})",
@@ -187,6 +376,10 @@ def report(name: str, metrics: Metrics, times: list[float], image_names: Sequenc
         lines.append(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms")
     lines.append("  per face   " + "   ".join(
         f"{f}: {_pct(s.accuracy)} ({s.correct}/{s.gt})" for f, s in m.per_face))
+    lines.append(breakdown_line("by face", m.per_face))
+    if m.by_colour:
+        lines.append(breakdown_line("by colour", m.by_colour))
+    lines.append(breakdown_line("by face px", m.by_face_px))
     if m.by_size:
         lines.append("  by size    " + "   ".join(
             f"{b}: found {_pct(s.matched / s.gt)}, right {_pct(s.accuracy)} ({s.gt})" for b, s in m.by_size))
@@ -195,6 +388,31 @@ def report(name: str, metrics: Metrics, times: list[float], image_names: Sequenc
             f"{c}: found {_pct(s.matched / s.gt)}, right {_pct(s.accuracy)} ({s.gt})" for c, s in m.by_scene)
             + "  (as rendered; a die may be in several)")
     return "\n".join(lines)
+
+
+def headline_line(st: FaceStats, exact: int | None = None, scenes: int | None = None) -> str:
+    """The headline numbers of some labelled dice (or cards) in one line.
+
+    >>> headline_line(FaceStats(gt=10, matched=9, correct=8, sure=7, sure_correct=6), 1, 4)
+    '  headline   found 90.0%   sure 70.0%   right among sure 85.7%   die accuracy 60.0%   confidently wrong 10.0%   scenes sure-exact 25.0% (1/4)'
+    """
+    h = st.headline()
+    line = (f"  headline   found {_pct(h['found'])}   sure {_pct(h['sure_coverage'])}   right among sure "
+            f"{_pct(h['right_among_sure'])}   die accuracy {_pct(h['die_accuracy'])}   confidently wrong {_pct(h['confidently_wrong'])}")
+    if exact is not None and scenes is not None:
+        line += f"   scenes sure-exact {_pct(exact / scenes if scenes else None)} ({exact}/{scenes})"
+    return line
+
+
+def breakdown_line(title: str, groups: Sequence[tuple[str, FaceStats]]) -> str:
+    """One group per entry: its dice found, read sure and right, read sure and wrong, of all.
+
+    >>> breakdown_line("by colour", [("white", FaceStats(4, 4, 3, 3, 3))])
+    '  by colour  white: found 100.0%, sure right 75.0%, conf-wrong 0.0% (4)'
+    """
+    return f"  {title:<10s} " + "   ".join(
+        f"{g}: found {_pct(st.headline()['found'])}, sure right {_pct(st.headline()['die_accuracy'])}, "
+        f"conf-wrong {_pct(st.headline()['confidently_wrong'])} ({st.gt})" for g, st in groups)
 
 
 def card_report(name: str, cm: CardMetrics, imgsz: int | None = None) -> str:
@@ -215,6 +433,9 @@ def card_report(name: str, cm: CardMetrics, imgsz: int | None = None) -> str:
         "  per suit   " + "   ".join(f"{f}: {_pct(st.accuracy)} ({st.correct}/{st.gt})" for f, st in s.per_face),
         "  threshold  " + "   ".join(f"{t}: {_pct(v['confident_accuracy'])} right, {_pct(v['flagged'])} flagged"
                                    for t, v in cm.sweep.items()) + "  (by the classifier score alone)",
+        headline_line(c.overall),
+        breakdown_line("by rank", r.per_face),
+        breakdown_line("by suit", s.per_face),
     ]
     return "\n".join(lines)
 
@@ -245,7 +466,42 @@ def legibility_report(split: LegibilitySplit) -> str:
     ])
 
 
-def run(args: argparse.Namespace) -> int:
+def set_name(args: argparse.Namespace) -> str:
+    """How a run is named (its default ``--out`` folder): the set, its split and the options
+    that change what is scored."""
+    dataset = args.dataset.resolve()
+    base = dataset.name if dataset.is_dir() else f"{dataset.parent.name}-{dataset.stem}"
+    ablate = getattr(args, "ablate", None)
+    return (base + (f"-{args.split}" if args.split else "") + ("-gtboxes" if args.gt_boxes else "")
+            + (f"-{args.game}" if args.game else "") + (f"-camera-{args.camera}" if args.camera else "")
+            + (f"-without-{ablate}" if ablate and ablate != "all" else "") + ("-ablations" if ablate == "all" else ""))
+
+
+def set_root(args: argparse.Namespace) -> Path:
+    """The folder the scored images' scene records would be in."""
+    if args.dataset.is_file():
+        return args.dataset.parent
+    return args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
+
+
+def verdicts_line(v: dict[str, Any]) -> str:
+    """The report's line of the verdicts a table gives on the scenes that name their game.
+
+    >>> print(verdicts_line({"scenes": 4, "untouched": 3, "right": 2, "wrong": 1, "re_read": 1, "share_untouched": 0.75,
+    ...                      "share_right": 0.5, "share_wrong": 0.25, "by_game": {"pin456": {"scenes": 4, "right": 2, "wrong": 1}}}))
+    verdicts   4 scenes judged as their table would: 3 given a verdict untouched (75.0%), 2 right (50.0%), 1 wrong (25.0%), 1 re-read
+      by game  pin456: 2/4 right, 1 wrong
+    """
+    line = (f"verdicts   {v['scenes']} scenes judged as their table would: {v['untouched']} given a verdict untouched "
+            f"({_pct(v['share_untouched'])}), {v['right']} right ({_pct(v['share_right'])}), {v['wrong']} wrong "
+            f"({_pct(v['share_wrong'])}), {v['re_read']} re-read")
+    games = "   ".join(f"{g}: {c['right']}/{c['scenes']} right, {c['wrong']} wrong" for g, c in v["by_game"].items())
+    return line + ("\n  by game  " + games if games else "")
+
+
+def run(args: argparse.Namespace, verdicts: SceneVerdicts | None = None) -> int:
+    """``tableref eval``; ``verdicts`` judges the scenes that name their game as a table would
+    (``tableref eval`` hands :func:`web.verdict_eval.scene_verdicts`: vision/ holds no game rules)."""
     if boxes_of(args.dataset) == "reader":
         print(f"tableref eval: {args.dataset} is labelled with a reader's boxes (tableref synth --boxes-from), which "
               "would score that reader against itself; score a set as rendered", file=sys.stderr)
@@ -263,49 +519,64 @@ def run(args: argparse.Namespace) -> int:
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         print(f"tableref eval: cannot load the models: {exc}", file=sys.stderr)
         return 2
+    live_card_imgsz = None if reader.cards is None else reader.cards.imgsz
     reader = with_dice_options(reader, args, "eval")
     if reader is None:
         return 2
-    name = (args.dataset.resolve().name + (f"-{args.split}" if args.split else "") + ("-gtboxes" if args.gt_boxes else "")
-            + (f"-{args.game}" if args.game else "") + (f"-camera-{args.camera}" if args.camera else ""))
+    name = set_name(args)
     out = args.out if args.out is not None else REPO / "runs" / "eval" / name
     out.mkdir(parents=True, exist_ok=True)
+    camera = None if args.camera is None else CameraShift(args.camera)
+    per_game = args.game is None  # a scene naming its game is read as its table reads it
+    if args.ablate == "all":
+        return run_ablations(args, items, reader, live_card_imgsz, verdicts, name, out, camera, per_game)
+    if args.ablate is not None:
+        view = ablated(reader, args.ablate, live_card_imgsz)
+        if view is reader:
+            print(f"tableref eval: --ablate {args.ablate}: this reader has no such step; scored as it is", file=sys.stderr)
+        reader = view
 
     if args.mistakes is not None and not made_folder(args.mistakes, "eval", "--mistakes"):
         return 2
-    camera = None if args.camera is None else CameraShift(args.camera)
-    pairs, card_items, times, failures, scored = predict(reader, items, args.gt_boxes, camera)
+    predictions = predict_each({"": reader}, items, args.gt_boxes, camera, per_game)[""]
+    pairs, times, failures, scored = predictions.pairs, predictions.times, predictions.failures, predictions.scored
     for f in failures:
         print(f"tableref eval: skipped {f}", file=sys.stderr)
-    root = args.dataset / args.split if args.split and (args.dataset / args.split).is_dir() else args.dataset
-    metrics = score(pairs, args.iou, conditions=dataset_conditions(root, scored))
-    names = [image_name(args.dataset, item.path) for item in scored]
-    has_cards = any(item.cards() for item in items)
-    card_metrics = score_cards(card_items, args.iou) if has_cards and reader.cards is not None else None
-    legibility = None if card_metrics is None else legibility_split(root, scored, card_items, args.iou)
-    stray_cards: dict[str, int] | None = None  # on a set with no cards, every card read is a phantom
-    if not has_cards and reader.cards is not None:
-        stray = [o for _, _, merged in card_items for o in merged]
-        stray_cards = {"read": len(stray), "read_surely": sum(not o.uncertain for o in stray)}
+    scores = score_set(set_root(args), predictions, args.iou, reader.cards is not None, verdicts)
+    metrics, card_metrics, legibility, stray_cards = scores.dice, scores.cards, scores.legibility, scores.stray_cards
+    names = [image_name(args.dataset if args.dataset.is_dir() else args.dataset.parent, item.path) for item in scored]
+    has_cards = scores.has_cards
     doc: dict[str, Any] = {
         "dataset": str(args.dataset),
         "renderer": renderer_of(args.dataset),  # None for photos; which renderer drew a synthetic set
         "split": args.split,
         "gt_boxes": args.gt_boxes,
         "camera": args.camera,  # None: the photos as they are
+        "ablated": args.ablate,  # None: the whole read path
+        "per_game_vocabulary": per_game and any(item.game for item in scored),
         "reader": reader.info,
         "unreadable_images": failures,
         "ms": {"median": float(np.median(times)), "p90": float(np.percentile(times, 90))} if times else None,
         **metrics.to_json(names),
         "cards": None if card_metrics is None else card_metrics.to_json(),
+        "verdicts": scores.verdicts,
     }
+    if card_metrics is not None:
+        doc["cards"]["headline"] = card_metrics.card.headline()
+        doc["cards"]["whole_cards"] = any(item.whole_cards for item in scored)
     if legibility is not None:
         doc["cards"]["by_legibility"] = legibility.to_json()
     if stray_cards is not None:
         doc["cards_read_unlabelled"] = stray_cards
     (out / "metrics.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     written = [out / "metrics.json"]
+    if args.json and args.ablate is not None:
+        print(json.dumps({"dataset": name, "ablated": args.ablate, "headline": scores.headline(),
+                          "ms_median": float(np.median(times)) if times else None}, ensure_ascii=False))
+        return 1 if failures else 0
     dice_report = bool(metrics.gt_dice) or not has_cards  # its own block prints the speed
+    if args.ablate is not None:
+        print(f"without {args.ablate}: {ABLATIONS[args.ablate]}")
     if dice_report:
         save_confusion(metrics.confusion, out / "confusion.png", f"{name}: face confusion (rows: truth, cols: read)")
         written.append(out / "confusion.png")
@@ -323,6 +594,8 @@ def run(args: argparse.Namespace) -> int:
         print(stray_cards_line(name, stray_cards))
     elif has_cards:
         print(f"tableref eval: {name} has playing cards but no card model is loaded (models/card-reader.json); cards not scored")
+    if scores.verdicts is not None:
+        print(verdicts_line(scores.verdicts))
     if times and not dice_report:
         print(f"  speed      median {np.median(times):.1f} ms/image, p90 {np.percentile(times, 90):.1f} ms (dice and cards)")
     print("wrote " + ", ".join(str(p) for p in written))
@@ -331,6 +604,95 @@ def run(args: argparse.Namespace) -> int:
         drawn, not_drawn = draw_each_mistake(args.mistakes, args.dataset, scored, pairs, args.iou, camera)
         print(f"drew {drawn} photo{'' if drawn == 1 else 's'} whose dice were not read exactly into {args.mistakes}")
     return 1 if failures or not_drawn else 0
+
+
+HEADLINE = (("found", "found"), ("sure_coverage", "sure"), ("right_among_sure", "right|sure"),
+            ("die_accuracy", "die acc"), ("confidently_wrong", "conf wrong"), ("scene_exact", "scenes"),
+            ("card_accuracy", "card acc"), ("verdict_right", "verdicts"))
+"""The headline numbers of the ``--ablate all`` table (key, column), those the set has."""
+
+
+def ablation_table(
+    name: str, scores: dict[str, SetScores], times: dict[str, list[float]], absent: Sequence[str],
+) -> dict[str, Any]:
+    """The ``--ablate all`` table: the whole reader's headline numbers and median ms (key
+    ``""`` of ``scores`` and ``times``), and per step left out the change to each (ablated
+    minus whole, in points of 0..1) and what the step costs: the median over the images of the
+    whole reader's ms minus the ablated reader's (``times`` are per image, in the same order).
+
+    >>> whole = SetScores(score([]), None, None, None, None, False)
+    >>> t = ablation_table("s", {"": whole, "zoom-in": whole}, {"": [5.0, 7.0], "zoom-in": [4.0, 4.0]}, ["mirror"])
+    >>> t["steps"][0]["ms"], t["not_in_read_path"], t["ms_median"]
+    (2.0, ['mirror'], 6.0)
+    """
+    base = scores[""].headline()
+    steps = []
+    for step, sc in scores.items():
+        if not step:
+            continue
+        head = sc.headline()
+        delta = {k: None if base.get(k) is None or head.get(k) is None else round(head[k] - base[k], 4)
+                 for k in base}
+        cost = float(np.median(np.array(times[""]) - np.array(times[step]))) if times[step] else None
+        steps.append({"step": step, "what": ABLATIONS[step], "delta": delta, "headline": head,
+                      "ms": None if cost is None else round(cost, 2)})
+    return {"dataset": name, "images": scores[""].dice.images, "headline": base,
+            "ms_median": float(np.median(times[""])) if times[""] else None,
+            "steps": steps, "not_in_read_path": list(absent)}
+
+
+def _points(delta: float | None) -> str:
+    return "n/a" if delta is None else f"{100 * delta:+.1f}"
+
+
+def ablation_report(table: dict[str, Any]) -> str:
+    """``--ablate all``'s table as text: the whole reader's numbers, then each step's deltas
+    in percentage points and its cost in ms a photo (median)."""
+    keys = [(k, col) for k, col in HEADLINE if k in table["headline"]]
+    head = f"{'':22s}" + "".join(f"{col:>11s}" for _, col in keys) + f"{'ms/image':>10s}"
+    whole = f"{'whole reader':22s}" + "".join(f"{_pct(table['headline'][k]):>11s}" for k, _ in keys)
+    whole += f"{table['ms_median']:>10.1f}" if table["ms_median"] is not None else f"{'':>10s}"
+    lines = [f"ablations on {table['dataset']} ({table['images']} images): each step left out, change in points; "
+             "ms: what the step costs a photo (median)", head, whole]
+    for row in table["steps"]:
+        cells = "".join(f"{_points(row['delta'][k]):>11s}" for k, _ in keys)
+        ms = "" if row["ms"] is None else f"{row['ms']:+.1f}"
+        lines.append(f"{'- ' + row['step']:22s}{cells}{ms:>10s}")
+    if table["not_in_read_path"]:
+        lines.append("not in this reader's read path: " + ", ".join(table["not_in_read_path"]))
+    return "\n".join(lines)
+
+
+def run_ablations(
+    args: argparse.Namespace, items: Sequence[LabelledImage], reader: DiceReader, live_card_imgsz: int | None,
+    verdicts: SceneVerdicts | None, name: str, out: Path, camera: CameraShift | None, per_game: bool,
+) -> int:
+    """``--ablate all``: read the set with the whole reader and with each step left out, image
+    by image in one process; print (or with ``--json``, print as JSON) and write
+    ``ablation.json``."""
+    variants: dict[str, DiceReader] = {"": reader}
+    absent = []
+    for step in ABLATIONS:
+        view = ablated(reader, step, live_card_imgsz)
+        if view is reader:
+            absent.append(step)
+        else:
+            variants[step] = view
+    predictions = predict_each(variants, items, args.gt_boxes, camera, per_game)
+    failures = predictions[""].failures
+    for f in failures:
+        print(f"tableref eval: skipped {f}", file=sys.stderr)
+    root = set_root(args)
+    scores = {step: score_set(root, p, args.iou, variants[step].cards is not None, verdicts) for step, p in predictions.items()}
+    table = ablation_table(name, scores, {step: p.times for step, p in predictions.items()}, absent)
+    table["reader"] = reader.info
+    (out / "ablation.json").write_text(json.dumps(table, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.json:
+        print(json.dumps(table, ensure_ascii=False))
+    else:
+        print(ablation_report(table))
+        print(f"wrote {out / 'ablation.json'}")
+    return 1 if failures else 0
 
 
 def draw_each_mistake(

@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ from vision.stages import (
 )
 from vision.vocabulary import Vocabulary
 
-__all__ = ["MIN_BOX_SIDE", "BoxesFound", "DiceReader", "InvalidImage", "as_bgr", "load_pair", "load_reader"]
+__all__ = ["MIN_BOX_SIDE", "BoxesFound", "DiceReader", "InvalidImage", "Step", "as_bgr", "load_pair", "load_reader"]
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 
@@ -133,6 +134,16 @@ def defer_no_die(face_p: np.ndarray, none: np.ndarray) -> np.ndarray:
     return np.concatenate([np.asarray(face_p, np.float32) * (1.0 - none), none], axis=1)
 
 
+class Step(Enum):
+    """A step of the photo read path that no manifest entry switches, which a reader view can
+    leave out (:meth:`DiceReader.without`; what each costs and gains: ``tableref eval --ablate``)."""
+
+    VOUCHING = "vouching"  # the classifier vouches for boxes the detector doubts (vouched)
+    PIECES_AND_CLUSTERS = "pieces-and-clusters"  # a large die's pieces and boxes of clustered dice left out
+    NO_DIE_DROP = "no-die-drop"  # boxes read as no die (NO_DIE_DROP) left out
+    CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
+
+
 class InvalidImage(ValueError):
     """The array handed to the reader is not an 8-bit image."""
 
@@ -192,6 +203,7 @@ class DiceReader:
         if vocabulary is not None:
             vocabulary.check(manifest.classifier.faces, manifest.classifier.colours)
         self.vocabulary = vocabulary
+        self.skipped: frozenset[Step] = frozenset()
 
     @property
     def info(self) -> dict[str, Any]:
@@ -219,6 +231,7 @@ class DiceReader:
                                     "vouch_floor": det.vouch_floor},
             "trained": self.manifest.training.get("created"),
             "cards": None if self.cards is None else self.cards.info,
+            "skipped": sorted(step.value for step in self.skipped),
             "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
         }
 
@@ -229,9 +242,11 @@ class DiceReader:
         """The same models with these stages; a ``manifest`` without specialists or without the
         second opinion drops those models too."""
         manifest = self.manifest if manifest is None else manifest
-        return DiceReader(manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
+        view = DiceReader(manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
                           cards, vocabulary, look, self.specialists if manifest.specialists else (),
                           self.second_opinion if manifest.second_opinion is not None else None)
+        view.skipped = self.skipped
+        return view
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
@@ -264,6 +279,18 @@ class DiceReader:
             return self
         return self._view(self.cards.without_body(), self.vocabulary, self.second_look)
 
+    def without_card_turns(self) -> DiceReader:
+        """The same models, each card index read once instead of at the card model's quarter turns."""
+        if self.cards is None or self.cards.turns == 1:
+            return self
+        return self._view(self.cards.with_turns(1), self.vocabulary, self.second_look)
+
+    def without_card_specialists(self) -> DiceReader:
+        """The same models without the card reader's suit specialists."""
+        if self.cards is None or not self.cards.specialists:
+            return self
+        return self._view(self.cards.without_specialists(), self.vocabulary, self.second_look)
+
     def without_specialists(self) -> DiceReader:
         """The same models without the specialists (what they cost and gain: ``tableref bench``)."""
         if not self.specialists:
@@ -285,6 +312,36 @@ class DiceReader:
         return self._view(self.cards, self.vocabulary, self.second_look,
                           replace(self.manifest, detector=replace(det, mirror=False)))
 
+    def without_second_look(self) -> DiceReader:
+        """The same reader, still reading photos as photos (zoomed passes, the second opinion,
+        boxes of no die left out), but reading no borderline die again from its look's extra
+        crops (the look's band emptied; a specialist still reads its dice from them)."""
+        if self.second_look is None:
+            return self
+        return self._view(self.cards, self.vocabulary, replace(self.second_look, band=(1.0, 1.0)))
+
+    def without_zoom_out(self) -> DiceReader:
+        """The same models without the detector's zoomed-out pass (:func:`~vision.stages.detect_zoomed_out`)."""
+        det = self.manifest.detector
+        if det.zoom_out_above is None:
+            return self
+        return self._view(self.cards, self.vocabulary, self.second_look,
+                          replace(self.manifest, detector=replace(det, zoom_out_above=None, zoom_out_photo_score=None)))
+
+    def without_zoom_in(self) -> DiceReader:
+        """The same models without the detector's zoomed-in pass on wide photos (:func:`~vision.stages.detect_zoomed_in`)."""
+        det = self.manifest.detector
+        if det.zoom_in_below is None:
+            return self
+        return self._view(self.cards, self.vocabulary, self.second_look,
+                          replace(self.manifest, detector=replace(det, zoom_in_below=None)))
+
+    def without(self, step: Step) -> DiceReader:
+        """The same reader without ``step`` (:class:`Step`)."""
+        view = self._view(self.cards, self.vocabulary, self.second_look)
+        view.skipped = self.skipped | {step}
+        return view
+
     @property
     def reads_photos(self) -> bool:
         """Whether this reader reads still photos (``tableref read``, ``tableref eval``): one
@@ -302,6 +359,8 @@ class DiceReader:
         sure corner index among ``cards`` (or two unsure ones) four or more times smaller than
         itself is a card, and is left out (:func:`~vision.stages.holds_a_card_index`)."""
         found = detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
+        if Step.CROSS_CHECKS in self.skipped:
+            return found
         return found.without(holds_a_card_index(found.boxes, cards))
 
     def detect_mirrored(self, image: np.ndarray, found: BoxesFound, cards: Sequence[Detection] = ()) -> BoxesFound:
@@ -313,6 +372,8 @@ class DiceReader:
         if not spec.mirror:
             return BoxesFound.empty()
         extra = detect_mirrored(self.detector, spec, image, found)
+        if Step.CROSS_CHECKS in self.skipped:
+            return extra
         return extra.without(holds_a_card_index(extra.boxes, cards))
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -370,15 +431,16 @@ class DiceReader:
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
         none, reported, merged = self._faces(face_p)
         if none is not None and self.second_look is not None:
-            keep = none < NO_DIE_DROP
-            keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold)
+            keep = none < NO_DIE_DROP if Step.NO_DIE_DROP not in self.skipped else np.ones(len(none), bool)
+            if Step.PIECES_AND_CLUSTERS not in self.skipped:
+                keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
             box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         raw_scores = None if box_scores is None else np.asarray(box_scores, np.float32)
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
         names = [reported[int(f)] for f in best]
         scores = merged[np.arange(len(merged)), best]
-        if none is not None and box_scores is not None:
+        if none is not None and box_scores is not None and Step.VOUCHING not in self.skipped:
             box_scores = vouched(boxes, box_scores, none, scores >= self.threshold,
                                  self.manifest.detector.sure_threshold, crowd)
         if raw_scores is not None and box_scores is not None:
@@ -448,7 +510,7 @@ class DiceReader:
         face or of a die (:data:`VOUCH_NONE`). The others stay in the frame's crowd, where
         :func:`vouched` still asks that a faint box stand apart."""
         faint = self._faint(box_scores)
-        if not faint.any():
+        if not faint.any() or Step.VOUCHING in self.skipped:
             return ~faint
         none, _, merged = self._faces(face_p)
         if none is None or not len(merged):
@@ -510,7 +572,7 @@ class DiceReader:
             more = [d for d in self.label_dice(extra.boxes, face_p[n:], colour_p[n:], extra.scores, crowd)
                     if not d.uncertain]
             dice = tuple(sorted((*dice, *more), key=lambda d: d.box[0] + d.box[2]))
-        if corners is not None and self.cards is not None and indices:
+        if corners is not None and self.cards is not None and indices and Step.CROSS_CHECKS not in self.skipped:
             on_dice = holds_a_die(np.array([i.box for i in indices], np.float64), dice)
             if on_dice.any():
                 corners = corners.without(on_dice)
