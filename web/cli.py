@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval-live": ("vision.live_eval", "score settled live reveals on rendered clips (frames' vote and closer look)"),
     "eval-verdicts": ("web.verdict_eval", "judge settled live reveals as a table does, against the true dice's verdicts"),
     "bench": ("vision.bench", "benchmark the runtime reader"),
+    "yardstick": ("vision.yardstick.render_cmd", "render the independent yardstick scenes (Blender/Cycles, render extra)"),
 }
 
 
