@@ -38,7 +38,7 @@ def rank_of(face: str) -> str:
 
 
 def suit_of(face: str) -> str:
-    return face[-1]
+    return face[-1:]  # "" for a card face down
 
 
 def _view(objects: Sequence[Detection], part) -> list[Detection]:

@@ -494,7 +494,8 @@ def verdicts_line(v: dict[str, Any]) -> str:
     """
     line = (f"verdicts   {v['scenes']} scenes judged as their table would: {v['untouched']} given a verdict untouched "
             f"({_pct(v['share_untouched'])}), {v['right']} right ({_pct(v['share_right'])}), {v['wrong']} wrong "
-            f"({_pct(v['share_wrong'])}), {v['re_read']} re-read")
+            f"({_pct(v['share_wrong'])}), {v['re_read']} re-read"
+            + (f"; {v['not_judged']} not judged (their true pieces make no reveal such a table takes)" if v.get("not_judged") else ""))
     games = "   ".join(f"{g}: {c['right']}/{c['scenes']} right, {c['wrong']} wrong" for g, c in v["by_game"].items())
     return line + ("\n  by game  " + games if games else "")
 
