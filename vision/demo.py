@@ -17,8 +17,11 @@ Each reveal is a *clip*: the empty table for a moment, a few frames of dice roll
 still scene held for ``hold_s`` seconds with fresh sensor noise on every frame, as a
 webcam would show it. The dashboard can ask for a reveal matching the dice in play with
 :meth:`DemoSource.show` (e.g. exactly 7 liars dice); that clip starts as soon as it is
-rendered, and the same dice (or cards) are rolled again in fresh layouts (``HINT_ROLLS`` in all)
-before the loop resumes, so a reveal a reader could not settle gets another chance.
+rendered, and the same dice (or cards) are rolled again in fresh layouts (``HINT_ROLLS`` in all),
+so a reveal a reader could not settle gets another chance; then its still stays on the table.
+Once asked, the demo is that table's: the loop shows only the asked-for game's reveals, the
+revealed dice stay until the next reveal is asked for, and :meth:`DemoSource.hold` (the table
+read its reveal) stops the re-rolls at once, so the dice read stay the dice shown.
 
 Rendering (a few hundred ms a scene) happens on a background thread: a bank of
 ``bank`` clips is rendered up front and then one is refreshed per cycle through the bank,
@@ -54,7 +57,7 @@ log = logging.getLogger(__name__)
 GAMES = ("liars-dice", "nine-dice", "pin456")  # the loop's default; "doubt" can be added
 # Plain surfaces, where painting the dice out for the empty table leaves no visible trace.
 DEMO_TABLES = ("wood", "felt", "laminate", "paper", "concrete")
-HINT_ROLLS = 3  # an asked-for reveal is rolled this many times (fresh layouts) before the loop resumes
+HINT_ROLLS = 3  # an asked-for reveal is rolled this many times (fresh layouts) unless the table reads it first
 CARD_PX = (160.0, 220.0)  # card height at 640 px wide: indices big enough to read every time
 Renderer = Callable[[np.random.Generator, SceneConfig], RenderedScene]
 CardRenderer = Callable[[np.random.Generator, CardSceneConfig], RenderedScene]
@@ -462,6 +465,7 @@ class DemoSource:
         self._hinted: DemoClip | None = None
         self._asked: Reveal | None = None  # the latest hint, rolled again when its clip ends
         self._asked_left = 0
+        self._generation = 0  # bumped by show() and hold(): a render asked for before is dropped
         self._render_errors = 0
         self._last_error: str | None = None
         # Player state (only touched by the reading thread).
@@ -485,15 +489,26 @@ class DemoSource:
         """
         checked = check_specs(specs)
         with self._cond:
+            self._generation += 1
+            self._hinted = None
             self._hint = self._asked = checked
             self._asked_left = HINT_ROLLS - 1
-            self._follow(game_of(checked) == "doubt")
+            self._follow(game_of(checked))
             self._cond.notify_all()
 
-    def _follow(self, cards: bool) -> None:
-        """Loop over the kind of reveal last asked for: while a table waits for cards, a
-        reader set to cards must not be shown dice (it would read pips as card indices)."""
-        games = ("doubt",) if cards else self._dice_games
+    def hold(self) -> None:
+        """The table has read the reveal on show: roll nothing more (no re-roll, no loop)
+        until the next :meth:`show`, so the dice read stay the dice on the table."""
+        with self._cond:
+            self._generation += 1
+            self._asked_left = 0
+            self._hint = self._hinted = None
+            self._cond.notify_all()
+
+    def _follow(self, game: str) -> None:
+        """Loop over the game last asked for only: a table sees its own game's dice (a
+        reader set to cards must never be shown dice, it would read pips as card indices)."""
+        games = (game,) if game in REVEALS else self._dice_games
         if self.games == games:
             return
         self.games = games
@@ -521,13 +536,15 @@ class DemoSource:
             hinted, self._hinted = self._hinted, None
             if hinted is not None:
                 self._start(hinted)
-            elif self._clip is not None and self._pos >= self._length(self._clip) and self._asked_left > 0 and self._clip.hinted:
+            elif self._clip is not None and self._pos >= self._length(self._clip) and self._clip.hinted:
                 # Roll the asked-for dice again, in a fresh layout, while holding this still: a
                 # reveal that a reader could not settle (a die read on and off) gets more chances.
-                self._asked_left -= 1
-                if self._hint is None:
-                    self._hint = self._asked
-                    self._cond.notify_all()
+                # Then (or once held) the revealed dice stay: the loop never replaces them.
+                if self._asked_left > 0:
+                    self._asked_left -= 1
+                    if self._hint is None:
+                        self._hint = self._asked
+                        self._cond.notify_all()
                 self._pos = self.empty_frames + len(self._clip.rolling)
             elif self._clip is None or self._pos >= self._length(self._clip):
                 if self._bank:
@@ -611,6 +628,7 @@ class DemoSource:
                 if self._stop.is_set():
                     return
                 hint, self._hint = self._hint, None
+                generation = self._generation
                 refresh = hint is None and len(self._bank) >= self.bank_size
                 if refresh:
                     self._played_since_refresh = 0
@@ -629,7 +647,8 @@ class DemoSource:
             self._render_errors = 0
             with self._cond:
                 if hint is not None:
-                    self._hinted = dataclasses.replace(clip, hinted=True)
+                    if generation == self._generation:  # not since replaced (show) or held (hold)
+                        self._hinted = dataclasses.replace(clip, hinted=True)
                 elif clip.game not in self.games:
                     continue  # rendered for the loop before the kind of reveal changed (see _follow)
                 elif refresh and len(self._bank) >= self.bank_size:  # (the bank may have been emptied since)

@@ -77,6 +77,11 @@ class TableCamera(Protocol):
         with the dice in play. May do nothing."""
         ...
 
+    def keep(self) -> None:
+        """The table has read the reveal it waited for: what is on the table stays as it is
+        (the demo source rolls nothing new until the next :meth:`expect`). May do nothing."""
+        ...
+
 
 def reveal_hint(state: Any) -> JSON:
     """``state``'s JSON for :meth:`TableCamera.expect`, plus, for a Doubt reveal, what it
@@ -156,4 +161,7 @@ class NoCamera:
         return lambda: None
 
     def expect(self, game: str, state: JSON) -> None:
+        return None
+
+    def keep(self) -> None:
         return None

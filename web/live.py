@@ -188,6 +188,13 @@ class PipelineCamera:
         if specs:
             self.pipeline.show(specs)
 
+    def keep(self) -> None:
+        """With the demo source: the reveal was read, so it stays on the table (no re-roll)."""
+        source = self._demo_source()
+        hold = getattr(source, "hold", None)
+        if hold is not None:
+            hold()
+
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         with self._lock:
             self._listeners.append(listener)

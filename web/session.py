@@ -171,6 +171,9 @@ class Sessions:
         self.settle_wait = settle_wait
         self._lock = threading.Lock()
         self._tables: dict[str, TableSession] = {}
+        #: The table, and the event count it waited at, that the camera was last asked to
+        #: read for: one camera, several tables, and each reads only what it asked for.
+        self.camera_owner: tuple[str, int] | None = None
         self._unsubscribe = camera.subscribe(self._on_camera)
 
     def _on_camera(self, kind: str, data: JSON) -> None:
@@ -187,7 +190,7 @@ class Sessions:
         state = start(log)  # MalformedLog / InvalidOption: refused before anything is stored
         record = self.store.create_table(log.game, log.players, dict(log.options))
         if state.expects() in READING_EVENTS:  # a new Nine Dice table reads its own dice from the start
-            self.get(record.id)._hint_camera(reveal_hint(state))
+            self.get(record.id)._ask_camera(0, state)
         return record
 
     def import_log(self, doc: Any) -> TableRecord:
@@ -260,11 +263,26 @@ class TableSession:
 
     def _changed(self) -> None:
         self._cache = None
-        _, state = self.load()
+        events, state = self.load()
         if state.expects() in READING_EVENTS:
-            self._hint_camera(reveal_hint(state))
+            self._ask_camera(len(events), state)
+        elif (events and events[-1].body.get("type") in READING_EVENTS
+              and self.sessions.camera_owner == (self.id, len(events) - 1)):
+            try:  # the reveal was read: it stays on the table (the demo rolls nothing new)
+                self.sessions.camera.keep()
+            except Exception:
+                log.exception("camera keep failed")
         if self.sessions.bus.subscribers(self.id):
             self.sessions.bus.publish(self.id, "state", self.view())
+
+    def _ask_camera(self, seq: int, state: State) -> None:
+        """Ask the camera for this table's reveal at event count ``seq``, unless it was
+        asked for just that already: waiting again at the same point (an undone reveal, a
+        correction that withdrew its verdict) the dice on the table are the same."""
+        if self.sessions.camera_owner == (self.id, seq):
+            return
+        self.sessions.camera_owner = (self.id, seq)
+        self._hint_camera(reveal_hint(state))
 
     def _hint_camera(self, hint: JSON) -> None:
         try:
@@ -512,6 +530,8 @@ class TableSession:
         expects = state.expects()
         if expects not in READING_EVENTS:
             raise NotExpectingReading()
+        if reading is None:
+            self._ask_camera(len(events), state)  # another table may have had the camera since
         since = _epoch(events[-1].created) if events else 0.0
         # A camera reading already judged for this reveal (a re-read answer) must not be taken again.
         since = max([since] + [_epoch(r.created) for r in self.store.readings(self.id, limit=20)
@@ -540,6 +560,7 @@ class TableSession:
                  if a.get("type") == "discard" and a.get("player") == player]
         camera = self.sessions.camera
         # Read cards now; the demo source lays down a four of a kind the player could hold.
+        self.sessions.camera_owner = None  # the cards laid down are not the reveal the table waits for
         self._hint_camera({**reveal_hint(state), "discard": {"player": player, "ranks": ranks}})
         since = _epoch(events[-1].created) if events else 0.0
         deadline = time.monotonic() + max(self.sessions.settle_wait, DISCARD_WAIT_S)
@@ -563,6 +584,8 @@ class TableSession:
         last = events[-1] if events else None
         if last is not None and last.body.get("type") in READING_EVENTS:
             prior = self._replay([e.body for e in events[:-1]])
+            if reading is None:
+                self._ask_camera(len(events) - 1, prior)
             parsed, jpeg, source = self._take(reading, _epoch(last.created))
             with self.lock:
                 now_events, _ = self.load()
@@ -588,6 +611,8 @@ class TableSession:
                                             verdict=result, replace_event_id=replace_event_id)
         except StoreConflict:
             raise Conflict() from None
+        if body is None and source == "camera":
+            self.sessions.camera_owner = None  # it did not add up: the demo rolls these dice again
         self._changed()
         out = self.reading_json(rec)
         kind = "verdict" if body is not None else "reread"

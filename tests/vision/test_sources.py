@@ -244,27 +244,47 @@ def test_demo_shows_the_hinted_reveal_and_serves_frames_fast() -> None:
         src.close()
 
 
-def test_demo_rolls_an_asked_for_reveal_again_then_resumes_its_loop() -> None:
+def test_demo_rolls_an_asked_for_reveal_again_then_keeps_it_on_the_table() -> None:
     from vision.demo import HINT_ROLLS
 
     src = _small_demo()
     try:
         src.show([DieSpec("liars") for _ in range(5)])
+        assert src.games == ("liars-dice",)  # the loop now shows only the asked-for game
         clips: list[object] = []
         t0 = time.monotonic()
-        while time.monotonic() - t0 < 60:
+        held = 0
+        while time.monotonic() - t0 < 60 and held < 60:
             src.read()
             clip = src.clip
             if clip is not None and (not clips or clips[-1] is not clip):
                 clips.append(clip)
                 if clip.hinted and len(clips) > 1 and not clips[-2].hinted:  # type: ignore[attr-defined]
                     clips = clips[-1:]  # count from the first hinted clip on
-                if len([c for c in clips if c.hinted]) == HINT_ROLLS and not clip.hinted:  # type: ignore[attr-defined]
-                    break
+            if len([c for c in clips if c.hinted]) == HINT_ROLLS and src.last_truth:  # type: ignore[attr-defined]
+                held += 1  # the last roll's still, frame after frame
         hinted = [c for c in clips if c.hinted]  # type: ignore[attr-defined]
         assert len(hinted) == HINT_ROLLS and len(hinted) == len({id(c) for c in hinted})  # fresh layouts
         assert all(len(c.specs) == 5 for c in hinted)  # type: ignore[attr-defined]
-        assert not clips[-1].hinted  # type: ignore[attr-defined]  # then the loop resumes
+        assert held == 60 and clips[-1] is hinted[-1] and src.clip is hinted[-1]  # the dice stay: no loop
+    finally:
+        src.close()
+
+
+def test_demo_holds_the_reveal_the_table_read() -> None:
+    """Once the table has read a reveal, no re-roll replaces it: the dice read stay shown."""
+    src = _small_demo()
+    try:
+        src.show([DieSpec("nine-a", "white") for _ in range(3)])
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 30 and not (src.clip is not None and src.clip.hinted and src.last_truth):
+            src.read()
+        first = src.clip
+        assert first is not None and first.hinted
+        src.hold()
+        for _ in range(200):  # well past the clip's length and any re-roll
+            src.read()
+        assert src.clip is first and src.last_truth == first.objects
     finally:
         src.close()
 
@@ -344,13 +364,14 @@ def test_demo_shows_the_asked_for_cards_as_whole_cards() -> None:
         table = empty[~under].mean(axis=0)
         assert np.abs(empty[under].mean(axis=0) - table).max() < 12
         assert np.abs(still[under].mean(axis=0) - table).max() > np.abs(empty[under].mean(axis=0) - table).max() + 5
-        # Then the loop deals cards too (a reader set to cards is never shown dice) ...
-        while time.monotonic() - t0 < 90 and (src.clip is None or src.clip.hinted):
+        # Then the cards stay on the table, and the loop would deal only cards (a reader set to
+        # cards is never shown dice) ...
+        for _ in range(100):
             src.read()
-        assert src.clip is not None and not src.clip.hinted and src.clip.game == "doubt"
+        assert src.clip is not None and src.clip.hinted and src.clip.game == "doubt" and src.games == ("doubt",)
         # ... until dice are asked for again.
         src.show([DieSpec("liars") for _ in range(3)])
-        assert src.games == ("liars-dice", "nine-dice", "pin456") and all(c.game != "doubt" for c in src._bank)
+        assert src.games == ("liars-dice",) and all(c.game == "liars-dice" for c in src._bank)
     finally:
         src.close()
 

@@ -31,10 +31,14 @@ class ScriptedCamera:
         self._lock = threading.Lock()
         self.started = False
         self.expected: list[tuple[str, dict[str, Any]]] = []
+        self.kept = 0  # how many times a table said it read its reveal
         self.settle_state = "moving"  # what the settler is doing, as LiveTableCamera.status says
 
     def expect(self, game: str, state: dict[str, Any]) -> None:
         self.expected.append((game, state))
+
+    def keep(self) -> None:
+        self.kept += 1
 
     def start(self) -> None:
         self.started = True
