@@ -131,7 +131,8 @@ def _camera(
 
     from web.live import PipelineCamera
 
-    pipeline = LivePipeline(source, reader, stream_fps=fps, source_options={"size": size})
+    # No words burnt into the video: the page captions it in the viewer's language.
+    pipeline = LivePipeline(source, reader, stream_fps=fps, source_options={"size": size}, banner=False)
     return PipelineCamera(pipeline), f"reader {dict(reader.info).get('name', 'loaded')}"
 
 

@@ -13,7 +13,7 @@
                                 "data-testid": "player-input-" + n, required: true });
     const remove = el("button", { type: "button", "data-testid": "remove-player-" + n, text: "✕", title: t("remove"),
                                   onclick: () => { li.remove(); renumber(); } });
-    const li = el("li", {}, input, " ", remove);
+    const li = el("li", {}, el("span", { class: "seat" }, input, remove));  // one line: the "✕" stays by its name
     players.append(li);
   }
   function renumber() {
@@ -49,6 +49,10 @@
       const out = await api("POST", "/api/tables", { game: game.value, players: names, options: options() });
       location.href = "/t/" + out.table.id;
     } catch (err) { toast(err.message); }
+  });
+  document.getElementById("import-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    document.getElementById("import-name").textContent = file ? file.name : t("import_none");
   });
   document.getElementById("import-button").addEventListener("click", async () => {
     const file = document.getElementById("import-file").files[0];

@@ -31,6 +31,10 @@
     if (KIND.cards && face && SUITS[face.slice(-1)]) return face.slice(0, -1) + SUITS[face.slice(-1)];
     return face;
   }
+  function fieldName(f) {
+    // "count" is how many cards (Doubt) or dice (Pin-456): one word would not fit both in Japanese.
+    return f === "count" ? t(KIND.cards ? "count_cards" : "count_dice") : fieldText(f);
+  }
   function objectLabel(o) {
     if (KIND.cards) return faceLabel(o.face);
     return (o.colour && KIND.colours ? fieldText(o.colour) + " " : "") + faceLabel(o.face);
@@ -149,9 +153,12 @@
       if (values.length === 1) {
         chosen[f] = values[0][0];
         if (sel[f] !== undefined && sel[f] !== values[0][0]) delete sel[f];
-        group.append(el("div", { class: "field" }, el("span", { text: fieldText(f) }), el("b", { text: fieldText(JSON.parse(values[0][0])) })));
+        group.append(el("div", { class: "field" }, el("span", { text: fieldName(f) }), el("b", { text: fieldText(JSON.parse(values[0][0])) })));
         continue;
       }
+      if (values.every(([v]) => typeof JSON.parse(v) === "number")) values.sort((a, b) => JSON.parse(a[0]) - JSON.parse(b[0]));
+      const inPlay = type === "bid" && f === "quantity" && typeof view.state.dice_in_play === "number" ? view.state.dice_in_play : null;
+      let over = 0;
       const chips = el("div", { class: "chips" });
       for (const [v, sample] of values) {
         const value = JSON.parse(v);
@@ -160,12 +167,19 @@
           f === "face" ? faceLabel(value) : fieldText(value));
         if (type === "stake" && f === "guess" && view.aids && view.aids.feasible_sums && view.aids.feasible_sums.includes(value))
           btn.classList.add("feasible");
+        if (inPlay !== null && value > inPlay) {
+          btn.classList.add("over");
+          btn.dataset.over = "true";
+          btn.title = t("over_dice").replace("{n}", inPlay);
+          over += 1;
+        }
         const partial = Object.fromEntries(Object.entries(chosen).map(([k, x]) => [k, JSON.parse(x)]));
         const p = oddsFor(type, f, { ...partial, [f]: value });
         if (p !== null) btn.append(el("span", { class: "pct", text: Math.round(p * 100) + "%" }));
         chips.append(btn);
       }
-      group.append(el("div", { class: "field" }, el("span", { text: fieldText(f) }), chips));
+      group.append(el("div", { class: "field" }, el("span", { text: fieldName(f) }), chips));
+      if (over) group.append(el("p", { class: "help", "data-testid": "over-note", text: t("over_dice_note").replace("{n}", inPlay) }));
       if (sel[f] === undefined) break;
       chosen[f] = sel[f];
     }
@@ -220,7 +234,7 @@
     if (!reading) return;
     panel.dataset.readingId = reading.id;
     panel.dataset.status = reading.status;
-    $("reading-status").textContent = t("status_" + reading.status);
+    $("reading-status").textContent = reading.status === "verdict" ? "" : t("status_" + reading.status);
     const spoiler = hideSpoiler(reading);
     const summary = reading.verdict && !spoiler ? reading.verdict.summary[LANG] || reading.verdict.summary.en : "";
     $("verdict-summary").textContent = spoiler ? `${reading.objects.length} ✓` : summary;
@@ -234,14 +248,17 @@
       photo.append(img);
       reading.objects.forEach((o, i) => {
         const [x1, y1, x2, y2] = o.box;
-        const box = el("div", { class: "box" + (highlight.has(i) ? " hl" : "") + (o.uncertain ? " unsure" : "") + (o.corrected ? " fixed" : ""),
-          "data-testid": "object-box-" + i, title: objectLabel(o),
-          onclick: (e) => { e.stopPropagation(); openEditor({ index: i }); } }, objectLabel(o));
-        box.style.left = (100 * x1 / reading.width) + "%";
-        box.style.top = (100 * y1 / reading.height) + "%";
-        box.style.width = (100 * (x2 - x1) / reading.width) + "%";
-        box.style.height = (100 * (y2 - y1) / reading.height) + "%";
-        photo.append(box);
+        const state = (highlight.has(i) ? " hl" : "") + (o.uncertain ? " unsure" : "") + (o.corrected ? " fixed" : "");
+        const outline = el("div", { class: "outline" + state, "data-testid": "object-outline-" + i },
+          el("span", { class: "tag" }, objectLabel(o)));
+        const pct = (v, total) => (100 * v / total) + "%";
+        Object.assign(outline.style, { left: pct(x1, reading.width), top: pct(y1, reading.height),
+          width: pct(x2 - x1, reading.width), height: pct(y2 - y1, reading.height) });
+        const box = el("div", { class: "box" + state, "data-testid": "object-box-" + i, title: objectLabel(o), role: "button",
+          "aria-label": objectLabel(o), onclick: (e) => { e.stopPropagation(); openEditor({ index: i }); } });
+        Object.assign(box.style, { left: pct((x1 + x2) / 2, reading.width), top: pct((y1 + y2) / 2, reading.height),
+          width: pct(x2 - x1, reading.width), height: pct(y2 - y1, reading.height) });
+        photo.append(outline, box);
       });
       photo.onclick = (e) => {
         const r = photo.getBoundingClientRect();
@@ -303,8 +320,8 @@
   function describeEvent(e) {
     const parts = Object.entries(e).filter(([k]) => k !== "type").map(([k, v]) => {
       if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? objectLabel(x) : faceLabel(x))).join(" ");
-      if (v && typeof v === "object") return Object.entries(v).map(([a, b]) => `${a}: ${Array.isArray(b) ? b.join(" ") : b}`).join("; ");
-      return k === "player" ? v : `${fieldText(k)} ${fieldText(v)}`;
+      if (v && typeof v === "object") return Object.entries(v).map(([a, b]) => `${a}: ${Array.isArray(b) ? b.map(faceLabel).join(" ") : fieldText(b)}`).join("; ");
+      return k === "player" ? v : `${fieldName(k)} ${fieldText(v)}`;
     });
     return `${fieldText(e.type)} ${parts.join(" · ")}`;
   }
@@ -361,7 +378,42 @@
     renderHistory();
     if (GAME === "liars-dice" && $("odds-toggle").checked) refreshOdds();
   }
+  // --- the live video's words: in the page (the stream carries none), in the page's language ---------
+  let camera = null;
+  let lastSettled = null;
+  function renderLive() {
+    if (!camera) return;
+    const offline = !camera.online;
+    $("live").hidden = offline;
+    $("live-placard").hidden = !offline;
+    $("live-placard").title = camera.last_error || "";
+    if (offline) {
+      $("placard-head").textContent = camera.source === "none" ? t("camera_none")
+        : t(camera.state === "connecting" ? "live_connecting" : "live_offline");
+      $("placard-line").textContent = typeof camera.retry_in === "number" ? t("live_retry").replace("{s}", Math.round(camera.retry_in)) : "";
+      $("live-caption").hidden = true;
+      return;
+    }
+    let text = t("live_first");
+    if (camera.settle === "empty") text = t("live_empty");
+    else if (camera.settle === "moving") text = t("live_moving");
+    else if (camera.settle === "steady") text = t("live_steady").replace("{p}", Math.round((camera.progress || 0) * 100));
+    else if (camera.settle === "settled" && lastSettled)
+      text = t(lastSettled.uncertain ? "live_settled_unsure" : "live_settled").replace("{n}", lastSettled.objects);
+    else if (camera.settle === "settled") text = t("live_still");
+    $("live-caption").textContent = text;
+    $("live-caption").hidden = false;
+  }
+  async function pollLive() {
+    // Camera events say online/offline; how still the table is comes from the server's health.
+    if (document.visibilityState === "visible" && camera && camera.online) {
+      try { const h = await api("GET", "/api/health"); camera = { ...camera, ...h.camera }; renderLive(); } catch (err) { /* next time */ }
+    }
+    setTimeout(pollLive, 1500);
+  }
   function renderCamera(status) {
+    camera = status;
+    renderLive();
     const badge = $("camera-badge");
     badge.className = "badge " + (status.online ? "online" : "offline");
     badge.dataset.online = status.online ? "true" : "false";
@@ -389,6 +441,7 @@
   const events = new EventSource(`/api/tables/${TABLE}/events?lang=${LANG}`);
   events.addEventListener("state", (e) => { view = JSON.parse(e.data); render(); });
   events.addEventListener("camera", (e) => renderCamera(JSON.parse(e.data)));
+  events.addEventListener("settled", (e) => { lastSettled = JSON.parse(e.data); if (camera) { camera.settle = "settled"; renderLive(); } });
   events.addEventListener("verdict", (e) => {
     const r = JSON.parse(e.data).reading;
     if (r.verdict && !(GAME === "nine-dice")) toast(r.verdict.summary[LANG] || r.verdict.summary.en, "info");
@@ -397,4 +450,5 @@
   events.onopen = () => { $("conn").hidden = true; };
   events.onerror = () => { $("conn").hidden = false; };
   renderInvite();
+  setTimeout(pollLive, 1500);
 })();
