@@ -86,9 +86,8 @@
       if (s.stake) lines.push(el("p", { text: `${t("stake")}: ${s.stake.amount}P · ${t("guess")}: ${s.stake.guess}` }));
       if (view.aids && view.aids.feasible_sums && view.aids.feasible_sums.length)
         lines.push(el("p", { "data-testid": "feasible-sums", text: `${t("feasible")}: ${view.aids.feasible_sums.join(", ")}` }));
-    } else if (GAME === "nine-dice" && !s.round_open && s.rounds && s.rounds.length) {
-      const last = s.rounds[s.rounds.length - 1];
-      lines.push(el("p", { text: `${t("best")}: ${(last.best || []).join(" / ")}${last.winner ? " — " + last.winner : ""}` }));
+    } else if (GAME === "nine-dice") {
+      lines.push(...NineDice.status(view));
     }
     if (view.reading_expected) lines.push(el("p", { "data-testid": "waiting-reading", text: t("waiting_reading") }));
     box.replaceChildren(...lines);
@@ -193,6 +192,7 @@
     const box = $("actions");
     const groups = new Map();
     for (const a of view.legal_actions) {
+      if (GAME === "nine-dice" && a.type === "shout") continue;  // the shout card enters shouts
       if (!groups.has(a.type)) groups.set(a.type, []);
       groups.get(a.type).push(a);
     }
@@ -237,10 +237,13 @@
     $("reading-status").textContent = reading.status === "verdict" ? "" : t("status_" + reading.status);
     const spoiler = hideSpoiler(reading);
     const summary = reading.verdict && !spoiler ? reading.verdict.summary[LANG] || reading.verdict.summary.en : "";
-    $("verdict-summary").textContent = spoiler ? `${reading.objects.length} ✓` : summary;
+    $("verdict-summary").textContent = spoiler ? t("dice_read_open").replace("{n}", reading.objects.length) : summary;
     $("reread-prompt").hidden = reading.status !== "reread";
     $("reread-reason").textContent = reading.reason ? (reading.reason.message || reading.reason.messages[LANG]) : "";
-    const highlight = new Set(reading.verdict && !spoiler ? reading.verdict.highlight || [] : []);
+    // Nine Dice: the dice of the best hand picked (once the round is over); else the verdict's.
+    const highlight = new Set(GAME === "nine-dice" ? NineDice.highlight(view, reading)
+      : reading.verdict && !spoiler ? reading.verdict.highlight || [] : []);
+    if (GAME === "nine-dice") NineDice.renderBest(view, reading, renderVerdict);
     const photo = $("photo");
     photo.replaceChildren();
     if (reading.snapshot && reading.width && reading.height) {
@@ -305,7 +308,8 @@
   $("editor-delete").addEventListener("click", () => saveCorrection({ index: editor.index, remove: true }));
   $("editor-save").addEventListener("click", () => {
     const obj = compose(editor.face, editor.colour);
-    if (editor.index !== undefined) saveCorrection({ index: editor.index, face: obj.face, colour: obj.colour });
+    // Only games whose dice colours are chosen here send one: a Liar's Dice die keeps the colour read.
+    if (editor.index !== undefined) saveCorrection({ index: editor.index, face: obj.face, ...(KIND.colours && !KIND.cards ? { colour: obj.colour } : {}) });
     else saveCorrection({ add: { ...obj, box: editor.add } });
   });
 
@@ -314,7 +318,7 @@
     const sc = view.score;
     const head = el("tr", {}, el("th", { text: t("player") }), ...sc.columns.map((c) => el("th", { text: c[LANG] || c.en })));
     const rows = sc.rows.map((r) => el("tr", { class: (r.out ? "out " : "") + (r.turn ? "turn" : ""), "data-testid": "score-" + r.player },
-      el("td", { text: r.player }), ...r.values.map((v) => el("td", { text: v === true ? "★" : v === false ? "" : String(v) }))));
+      el("td", { text: r.player }), ...r.values.map((v) => el("td", { text: v === true ? "★" : v === false ? "—" : String(v) }))));
     $("score").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
   }
   function describeEvent(e) {
@@ -326,8 +330,10 @@
     return `${fieldText(e.type)} ${parts.join(" · ")}`;
   }
   function renderHistory() {
+    // A shout's note is its whole result line; a reveal's says who lost what.
     const items = view.history.slice().reverse().map((h) => el("li", { value: h.seq + 1, "data-testid": "history-" + h.seq,
-      text: describeEvent(h.event) }));
+      text: h.note && h.event.type === "shout" ? (h.note[LANG] || h.note.en)
+        : describeEvent(h.event) + (h.note ? " — " + (h.note[LANG] || h.note.en) : "") }));
     $("history").replaceChildren(...items);
   }
 
@@ -376,6 +382,8 @@
     renderVerdict();
     renderScore();
     renderHistory();
+    if (GAME === "nine-dice") NineDice.render(view, { table: TABLE, canPlay: Boolean(TOKEN),
+      send: async (body) => apply(await call("POST", `/api/tables/${TABLE}/actions`, body)) });
     if (GAME === "liars-dice" && $("odds-toggle").checked) refreshOdds();
   }
   // --- the live video's words: in the page (the stream carries none), in the page's language ---------
