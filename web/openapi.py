@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.json_limits import MAX_DEPTH
+from web.context import DEFAULT_MAX_BYTES
+
 JSON = dict[str, Any]
 
 _REF = "#/components/schemas/"
@@ -76,7 +79,12 @@ def document() -> JSON:
         "/api/tables/{table_id}/actions": {"post": {
             "summary": "Apply one decision (bid, challenge, shout, play, stake, start, deal ...)",
             "description": "The body is one event of the game log (tableref-game/1). It is validated by applying it to "
-                           "the replayed state, then appended. Reveals and rolls are read: use /reveal.",
+                           "the replayed state, then appended. Reveals and rolls are read: use /reveal. "
+                           "A Nine Dice shout may carry `tapped_at` and `sent_at` (a phone's own clock, ms): it is "
+                           "then scored after a short wait, in the order of the taps (neither is logged). A correct "
+                           "プラスベガス / ラスベガス / ナシゴレン without `colour` is not logged: the view says "
+                           "`status: colour_needed` and `aids.claim`, and other shouts are refused (409 "
+                           "round_claimed) until the winner's colour comes.",
             "parameters": change, "requestBody": _body(_ref("Event"), "The event"),
             "responses": {"200": _json(_ref("View"), "The new view"), **_errors(400, 403, 404, 409, 413, 415)}}},
         "/api/tables/{table_id}/reveal": {"post": {
@@ -227,7 +235,10 @@ def document() -> JSON:
         "openapi": "3.0.3",
         "info": {"title": "tableref dashboard API", "version": "1",
                  "description": "Table sessions for the tableref referee. Every table is a tableref-game/1 log. "
-                                "POST bodies must be application/json. Errors: {\"error\": {\"code\", \"message\"}}, "
+                                "POST bodies must be application/json, at most "
+                                f"{DEFAULT_MAX_BYTES // (1024 * 1024)} MB however sent (413) and nested at most "
+                                f"{MAX_DEPTH} levels deep, with no lone UTF-16 surrogate in any text (400). "
+                                "Errors: {\"error\": {\"code\", \"message\"}}, "
                                 "message in the language of ?lang= or Accept-Language (en, ja)."},
         "paths": paths,
         "components": {"schemas": schemas},
