@@ -323,13 +323,32 @@ def test_reveal_photo_tap_targets_on_a_phone(browser: Any, server: ServeProcess,
             centre = ((hit[0] + hit[2]) / 2, (hit[1] + hit[3]) / 2)
             assert abs(centre[0] - (want[0] + want[2]) / 2) < 1.5 and abs(centre[1] - (want[1] + want[3]) / 2) < 1.5
         assert min(sizes) < 44, "the demo's dice are small on a phone: the test would not test the tap target"
-        # A tap just inside the target but outside the die itself opens that die's editor.
-        target = max(range(len(sizes)), key=lambda i: 0 if sizes[i] >= 40 else 1)
-        hit = rect(page, f"[data-testid=object-box-{target}]")
-        page.evaluate("() => window.scrollTo(0, 0)")
-        page.locator(f"[data-testid=object-box-{target}]").tap(position={"x": 3, "y": (hit[3] - hit[1]) / 2})
+        # A tap inside a small die's target but outside the die opens that die's editor (the
+        # nearest die's, where targets of neighbours overlap).
+        page.evaluate("() => document.querySelector('[data-testid=reveal-image]').scrollIntoView({block: 'center'})")
+        img = rect(page, "[data-testid=reveal-image]")
+        centres = [((o["box"][0] + o["box"][2]) / 2 * scale + img[0], (o["box"][1] + o["box"][3]) / 2 * scale + img[1])
+                   for o in reading["objects"]]
+        tapped = None
+        for i, size in sorted(enumerate(sizes), key=lambda p: p[1]):
+            hit = rect(page, f"[data-testid=object-box-{i}]")
+            for px, py in ((hit[0] + 2, (hit[1] + hit[3]) / 2), (hit[2] - 2, (hit[1] + hit[3]) / 2),
+                           ((hit[0] + hit[2]) / 2, hit[1] + 2), ((hit[0] + hit[2]) / 2, hit[3] - 2)):
+                outline = rect(page, f"[data-testid=object-outline-{i}]")
+                outside = not (outline[0] <= px <= outline[2] and outline[1] <= py <= outline[3])
+                nearest = min(range(len(centres)), key=lambda k: (centres[k][0] - px) ** 2 + (centres[k][1] - py) ** 2)
+                on_top = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.dataset.testid || ''", [px, py])
+                if outside and nearest == i and on_top.startswith("object-box-"):
+                    tapped = (i, px, py)
+                    break
+            if tapped:
+                break
+        assert tapped is not None, "no small die with a free edge of its tap target"
+        i, px, py = tapped
+        page.touchscreen.tap(px, py)
         page.wait_for_selector("[data-testid=correction-editor]:not([hidden])")
-        face = reading["objects"][target]["face"]
+        assert page.get_attribute("[data-testid=correction-editor]", "data-index") == str(i)
+        face = reading["objects"][i]["face"]
         assert page.get_attribute(f"[data-testid=editor-face-{live_bench.testid_value(face)}]", "class") == "on"
         page.click("[data-testid=editor-cancel]")
         heading = page.inner_text("[data-testid=verdict-panel] h2")

@@ -258,7 +258,7 @@
         Object.assign(outline.style, { left: pct(x1, reading.width), top: pct(y1, reading.height),
           width: pct(x2 - x1, reading.width), height: pct(y2 - y1, reading.height) });
         const box = el("div", { class: "box" + state, "data-testid": "object-box-" + i, title: objectLabel(o), role: "button",
-          "aria-label": objectLabel(o), onclick: (e) => { e.stopPropagation(); openEditor({ index: i }); } });
+          "aria-label": objectLabel(o), onclick: (e) => { e.stopPropagation(); openEditor({ index: nearestObject(e, reading, i) }); } });
         Object.assign(box.style, { left: pct((x1 + x2) / 2, reading.width), top: pct((y1 + y2) / 2, reading.height),
           width: pct(x2 - x1, reading.width), height: pct(y2 - y1, reading.height) });
         photo.append(outline, box);
@@ -281,6 +281,18 @@
     $("corrections").replaceChildren(...reading.corrections.map((c) => el("li", {
       text: `${c.created.slice(11, 19)} ${c.who}: ${c.before.map(objectLabel).join(" ")} → ${c.after.map(objectLabel).join(" ")}` })));
   }
+  function nearestObject(e, reading, fallback) {
+    // Tap targets of dice side by side overlap (44 px around small dice): the die whose
+    // centre is nearest the tap is the one meant.
+    const r = $("photo").getBoundingClientRect();
+    const x = (e.clientX - r.left) / r.width * reading.width, y = (e.clientY - r.top) / r.height * reading.height;
+    let best = fallback, bestD = Infinity;
+    reading.objects.forEach((o, k) => {
+      const d = Math.hypot((o.box[0] + o.box[2]) / 2 - x, (o.box[1] + o.box[3]) / 2 - y);
+      if (d < bestD) { best = k; bestD = d; }
+    });
+    return best;
+  }
   function openEditor(target) {
     editor = { ...target, face: null, colour: manualColour };
     if (target.index !== undefined) {
@@ -289,6 +301,7 @@
       else { editor.face = o.face; editor.colour = o.colour || manualColour; }
     }
     $("editor-delete").hidden = target.index === undefined;
+    $("editor").dataset.index = target.index === undefined ? "" : target.index;
     renderEditor();
     $("editor").hidden = false;
   }
