@@ -22,6 +22,7 @@ from vision.detections import DIE_FACES, Detection, Reading
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.overlay import draw_overlay, encode_jpeg
+from vision.profile import Profile, ProfileError
 from vision.reader import DiceReader, load_reader
 from vision.stages import SECOND_LOOK
 from vision.vocabulary import VocabularyError, game_vocabulary
@@ -43,6 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=None, help="inference threads (default: up to 4)")
     parser.add_argument("--annotate", type=Path, default=None, metavar="DIR",
                         help="also write each photo with its reading drawn on it to DIR/<name>.read.jpg")
+    parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                        help="read with this table's profile (tableref teach; docs/teach.md)")
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -201,6 +204,12 @@ def run(args: argparse.Namespace) -> int:
     reader = with_dice_options(reader, args, "read")
     if reader is None:
         return 2
+    if args.profile is not None:
+        try:
+            reader = reader.with_profile(Profile.load(args.profile))
+        except ProfileError as exc:
+            print(f"tableref read: --profile {args.profile}: {exc}", file=sys.stderr)
+            return 2
     if args.annotate is not None and not made_folder(args.annotate, "read", "--annotate"):
         return 2
     return read_all(reader, list(args.images), args.json, sys.stdout, sys.stderr, args.annotate)

@@ -48,6 +48,7 @@ from vision.manifest import (
     ReaderManifest,
     sha256_of,
 )
+from vision.profile import Profile
 from vision.stages import (
     MIN_BOX_SIDE,
     BoxesFound,
@@ -204,6 +205,7 @@ class DiceReader:
             vocabulary.check(manifest.classifier.faces, manifest.classifier.colours)
         self.vocabulary = vocabulary
         self.skipped: frozenset[Step] = frozenset()
+        self.profile: Profile | None = None
 
     @property
     def info(self) -> dict[str, Any]:
@@ -245,7 +247,26 @@ class DiceReader:
         view = DiceReader(manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
                           cards, vocabulary, look, self.specialists if manifest.specialists else (),
                           self.second_opinion if manifest.second_opinion is not None else None)
+        view.profile = self.profile
         view.skipped = self.skipped
+        return view
+
+    @property
+    def base_models(self) -> dict[str, str]:
+        """The dice models whose readings a profile recalibrates: file -> sha256."""
+        specs = [self.manifest.detector, self.manifest.classifier, *self.manifest.specialists]
+        if self.manifest.second_opinion is not None:
+            specs.append(self.manifest.second_opinion)
+        return {spec.file: spec.sha256 for spec in specs}
+
+    def with_profile(self, profile: Profile | None) -> DiceReader:
+        """The same reader with a table's profile (:mod:`vision.profile`) applied to every die's
+        face and colour probabilities; :class:`~vision.profile.ProfileError` when the profile
+        was made for other base models. None: the base reading."""
+        if profile is not None:
+            profile.check_base(self.base_models)
+        view = self._view(self.cards, self.vocabulary, self.second_look)
+        view.profile = profile
         return view
 
     def without_cards(self) -> DiceReader:
@@ -377,6 +398,18 @@ class DiceReader:
         return extra.without(holds_a_card_index(extra.boxes, cards))
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Face and colour probabilities for each box (:meth:`classify_base`), recalibrated by
+        the table's profile when the reader has one."""
+        face_p, colour_p = self.classify_base(image, boxes)
+        profile = self.profile
+        if profile is None or not len(face_p):
+            return face_p, colour_p
+        face_p = profile.faces.apply(face_p)
+        if profile.colours is not None and colour_p.shape[1] == len(profile.colours.classes):
+            colour_p = profile.colours.apply(colour_p)
+        return face_p, colour_p
+
+    def classify_base(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one
         more for the borderline dice, whose readings are averaged over more crops
         (``second_look``: which dice and crops, e.g. :data:`~vision.stages.SECOND_LOOK`;

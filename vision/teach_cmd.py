@@ -20,7 +20,7 @@ from pathlib import Path
 
 from vision.backends import BACKENDS, BackendUnavailable
 from vision.image_io import UnreadableImage, read_image
-from vision.labels import LabelledPhoto, LabelsError, load_labels
+from vision.datasets import DatasetError, LabelledImage, LabelsError, load_labels
 from vision.manifest import ManifestError
 from vision.profile import ProfileError
 from vision.profile_store import ProfileFolder
@@ -44,12 +44,14 @@ def _fail(message: str, line: int | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    new: list[LabelledPhoto] = []
+    new: list[LabelledImage] = []
     for labels in args.labels:
         try:
             photos = load_labels(labels)
         except LabelsError as exc:
-            return _fail(f"{labels}: {exc}", exc.line)
+            return _fail(f"{labels}: {exc.reason}", exc.line)
+        except DatasetError as exc:
+            return _fail(str(exc))
         new.extend(photos)
     folder = ProfileFolder(args.profile)
     if args.profile.exists() and not args.profile.is_dir():
@@ -79,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         folder.commit(everything, profile)
     except OSError as exc:
         return _fail(f"cannot write to {args.profile}: {exc}")
-    faces = Counter(d.face for p in everything for d in p.dice())
+    faces = Counter(o.face for p in everything for k, o in enumerate(p.objects)
+                    if o.kind == "die" and p.is_readable(k))
     print(json.dumps({"profile": str(args.profile), "photos": profile.photos, "objects": profile.objects,
                       "faces": dict(sorted(faces.items())), "seconds": round(time.perf_counter() - start, 2)},
                      ensure_ascii=False), flush=True)

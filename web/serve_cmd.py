@@ -58,6 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, default=None,
                         help="data folder (default $TABLEREF_DATA, $XDG_DATA_HOME/tableref or ~/.local/share/tableref)")
     parser.add_argument("--models", type=Path, default=None, help="reader model folder (default: tableref's models/)")
+    parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                        help="read every table's dice with this profile (tableref teach; docs/teach.md)")
     parser.add_argument("--fps", type=float, default=10.0, help="frame-rate cap of the live MJPEG stream (default 10)")
     parser.add_argument("--public-url", default=None, help="base URL for join links (default: this machine's LAN address)")
     parser.add_argument("--verbose", action="store_true", help="log every request")
@@ -115,6 +117,7 @@ def _pick_source(spec: str | None, size: tuple[int, int] | None = WEBCAM_SIZE) -
 
 def _camera(
     source: str, models: Path | None, fps: float, size: tuple[int, int] | None = WEBCAM_SIZE,
+    profile: Any = None,
 ) -> tuple[Any, str]:
     from web.camera import NoCamera
 
@@ -123,7 +126,7 @@ def _camera(
     try:
         from vision.reader import load_reader
 
-        reader = load_reader(models)
+        reader = load_reader(models).with_profile(profile)
     except Exception as err:
         reason = f"no reader model ({err}); readings are entered by hand"
         return NoCamera(reason), reason
@@ -145,8 +148,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.verbose:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
     data = (args.data or default_data_dir()).expanduser()
+    profile = None
+    if args.profile is not None:
+        from vision.profile import Profile, ProfileError
+
+        try:
+            profile = Profile.load(args.profile)
+        except ProfileError as err:
+            print(f"tableref serve: --profile {args.profile}: {err}", file=sys.stderr)
+            return 2
     source, why = _pick_source(args.source, args.camera_size)
-    camera, reader_note = _camera(source, args.models, args.fps, args.camera_size)
+    camera, reader_note = _camera(source, args.models, args.fps, args.camera_size, profile)
+    if profile is not None:
+        reader_note += f", profile {args.profile} ({profile.photos} photos)"
     config = ServerConfig(data_dir=data, host=args.host, port=args.port, mjpeg_fps=args.fps, public_url=args.public_url)
     app = create_app(config, camera)
     try:

@@ -1,0 +1,123 @@
+"""Teaching a reader profile from labelled photos of one table's set (``docs/teach.md``).
+
+Each taught photo is read by the base reader as ``tableref read`` reads it: the detector's
+boxes, then the classifier's face and colour probabilities for each. A labelled die is
+matched to the reader's box over it (labels need not be tight); a labelled die the
+detector missed is read from its label's box; a box no label matches is taught as no die
+(when the classifier has that class). Those probabilities and the true classes fit the
+profile's :class:`~vision.profile.Recalibration` of faces and of body colours.
+
+The photos themselves are kept in the profile folder (:mod:`vision.profile_store`), so a
+profile can be taught again from them for new base models.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.boxes import greedy_match
+from vision.detections import NOT_AN_INDEX
+from vision.datasets import LabelledImage
+from vision.profile import L2_PULL, Profile, Recalibration
+from vision.reader import DiceReader, as_bgr
+
+# A label's box is matched to the reader's box over the same die at this IoU: labels are
+# drawn by hand or projected from a render, so they need not be tight.
+MATCH_IOU = 0.3
+
+
+@dataclass(frozen=True)
+class TaughtDice:
+    """The base reader's probabilities for a set's dice, and what each truly is."""
+
+    face_p: np.ndarray  # N x faces (with "none" last when the classifier has it)
+    faces: np.ndarray  # N true face indices
+    colour_p: np.ndarray  # N x colours
+    colours: np.ndarray  # N true colour indices, -1 where unknown
+
+    @classmethod
+    def empty(cls, n_faces: int, n_colours: int) -> TaughtDice:
+        return cls(np.zeros((0, n_faces), np.float32), np.zeros(0, np.int64),
+                   np.zeros((0, n_colours), np.float32), np.zeros(0, np.int64))
+
+    @classmethod
+    def join(cls, parts: Sequence[TaughtDice], n_faces: int, n_colours: int) -> TaughtDice:
+        if not parts:
+            return cls.empty(n_faces, n_colours)
+        return cls(np.concatenate([p.face_p for p in parts]), np.concatenate([p.faces for p in parts]),
+                   np.concatenate([p.colour_p for p in parts]), np.concatenate([p.colours for p in parts]))
+
+
+def taught_dice(reader: DiceReader, photo: LabelledImage, image: np.ndarray) -> TaughtDice:
+    """The examples one labelled photo gives (``image``: its pixels, BGR)."""
+    faces, colours = reader.manifest.classifier.faces, reader.manifest.classifier.colours
+    base = reader.with_profile(None)
+    image = as_bgr(image)
+    base.prepare(*image.shape[:2])
+    dice = [(o, photo.is_readable(k)) for k, o in enumerate(photo.objects) if o.kind == "die"]
+    labelled = [o for o, readable in dice if readable]
+    found = base.detect(image)
+    truth = np.array([d.box for d in labelled], np.float32).reshape(-1, 4)
+    pairs = greedy_match(truth, found.boxes, MATCH_IOU)
+    matched_truth = {g for g, _ in pairs}
+    matched_found = {p for _, p in pairs}
+    # a box on a die that cannot be read (under a hand, on its edge) is neither taught a face nor "no die"
+    hidden = np.array([o.box for o, readable in dice if not readable], np.float32).reshape(-1, 4)
+    matched_found |= {p for _, p in greedy_match(hidden, found.boxes, MATCH_IOU)}
+    boxes: list[np.ndarray] = []
+    targets: list[int] = []
+    colour_targets: list[int] = []
+    for g, p in pairs:
+        boxes.append(found.boxes[p])
+        targets.append(faces.index(labelled[g].face))
+        colour_targets.append(colours.index(labelled[g].colour) if labelled[g].colour in colours else -1)
+    for g, die in enumerate(labelled):
+        if g not in matched_truth:
+            boxes.append(truth[g])
+            targets.append(faces.index(die.face))
+            colour_targets.append(colours.index(die.colour) if die.colour in colours else -1)
+    if reader.rejects and not photo.cards():
+        # A box no die's label matches is not a die; near a card it may be a card's pip,
+        # which the card reader decides, so only photos without cards teach this.
+        for p in range(len(found.boxes)):
+            if p not in matched_found:
+                boxes.append(found.boxes[p])
+                targets.append(faces.index(NOT_AN_INDEX))
+                colour_targets.append(-1)
+    if not boxes:
+        return TaughtDice.empty(len(faces), len(colours))
+    face_p, colour_p = base.classify(image, np.stack(boxes).astype(np.float32))
+    return TaughtDice(np.asarray(face_p, np.float32), np.array(targets, np.int64),
+                      np.asarray(colour_p, np.float32), np.array(colour_targets, np.int64))
+
+
+def fit_profile(
+    reader: DiceReader, examples: TaughtDice, photos: int, counts: Counter[str], pull: float = L2_PULL
+) -> Profile:
+    """A profile for ``reader``'s base models from the taught examples (``pull``: see
+    :meth:`~vision.profile.Recalibration.fit`)."""
+    spec = reader.manifest.classifier
+    faces = Recalibration.fit(spec.faces, examples.face_p, examples.faces, pull)
+    colours = None
+    known = examples.colours >= 0
+    if spec.colours and examples.colour_p.shape[1] == len(spec.colours) and known.any():
+        colours = Recalibration.fit(spec.colours, examples.colour_p[known], examples.colours[known], pull)
+    return Profile(base=reader.base_models, faces=faces, colours=colours, photos=photos,
+                   objects=int(sum(counts.values())), counts=dict(counts))
+
+
+def teach(
+    reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.ndarray]], pull: float = L2_PULL
+) -> Profile:
+    """A profile taught by labelled photos with their pixels, for ``reader``'s base models."""
+    spec = reader.manifest.classifier
+    parts, counts, n = [], Counter[str](), 0
+    for photo, image in photos:
+        parts.append(taught_dice(reader, photo, image))
+        counts.update(o.face for k, o in enumerate(photo.objects) if o.kind == "die" and photo.is_readable(k))
+        n += 1
+    return fit_profile(reader, TaughtDice.join(parts, len(spec.faces), len(spec.colours)), n, counts, pull)
