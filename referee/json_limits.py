@@ -1,6 +1,6 @@
 """What a JSON value from outside (a game log, a request body) may hold before anything uses it.
 
-Two things parse as JSON but break whatever handles them next, so they are refused
+Some values parse (in Python) but break whatever handles them next, so they are refused
 up front, with the place they were found:
 
 - nesting deeper than :data:`MAX_DEPTH`: ``copy.deepcopy``, ``json.dumps`` and every
@@ -8,7 +8,9 @@ up front, with the place they were found:
   1000 frames (the game log's deepcopy at about 600 levels);
 - a lone UTF-16 surrogate (``"\\ud800"`` written as a JSON escape): a valid JSON
   string but no character, so it cannot be written back as UTF-8 (a reply, a log
-  export, an error message that quotes it all fail).
+  export, an error message that quotes it all fail);
+- NaN, Infinity, or a number too large for a float (``1e999``), which Python's parser
+  lets through but no JSON can hold: a log exported with one is no longer JSON.
 
 >>> json_flaw({"players": ["A", "B"], "options": {"track": True}}) is None
 True
@@ -24,6 +26,7 @@ True
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -47,6 +50,8 @@ def json_flaw(value: Any, max_depth: int = MAX_DEPTH) -> tuple[str, str] | None:
             if _SURROGATE.search(item):
                 return _lone_surrogate(item, path)
             continue
+        if isinstance(item, float) and not math.isfinite(item):
+            return _not_finite(path)
         if isinstance(item, dict):
             children: Any = item.items()
         elif isinstance(item, list):
@@ -83,6 +88,12 @@ def _lone_surrogate(text: str, path: tuple[str, ...]) -> tuple[str, str]:
     where = _where(path)
     return (f"{where} holds a lone UTF-16 surrogate ({code}), which is no character",
             f"{where} に単独のUTF-16サロゲート（{code}）があり、文字として読めません")
+
+
+def _not_finite(path: tuple[str, ...]) -> tuple[str, str]:
+    where = _where(path)
+    return (f"{where} is not a finite number (NaN, Infinity or beyond 1.8e308 are not JSON numbers)",
+            f"{where} は有限の数ではありません（NaN・Infinity・1.8e308を超える数はJSONの数ではありません）")
 
 
 def _too_deep(path: tuple[str, ...], max_depth: int) -> tuple[str, str]:

@@ -73,3 +73,10 @@ def test_appending_a_deep_event_is_refused_before_it_is_copied() -> None:
         log.append({"type": "start", "opener": "A", "x": _nested(900)})
     with pytest.raises(MalformedEvent, match="surrogate"):
         log.append({"type": "start", "opener": "\ud800"})
+
+
+@pytest.mark.parametrize("text", ['{"x": NaN}', '{"x": [Infinity]}', '{"x": -Infinity}', '{"x": 1e999}'])
+def test_numbers_no_json_can_hold_are_found(text: str) -> None:
+    flaw = json_flaw(json.loads(text))  # Python's parser lets them through
+    assert flaw is not None and "not a finite number" in flaw[0] and "x" in flaw[0]
+    assert json_flaw({"x": 1.5e308, "y": -0.0, "z": 10**400}) is None

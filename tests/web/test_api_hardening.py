@@ -173,3 +173,14 @@ def test_a_chunked_body_over_the_cap_is_413_like_any_other(small_server: tuple[A
     assert app.extensions["tableref"].sessions.list() == []
     status, out = _chunked_post(port, 4096)  # exactly the cap, as with a Content-Length
     assert status == 201, out
+
+
+def test_nan_and_infinity_are_refused_so_an_export_stays_json(tables: Tables) -> None:
+    """Python's parser takes NaN, Infinity and 1e999; an imported log kept them and exported as no JSON."""
+    client = tables.client
+    for number in ("NaN", "Infinity", "-Infinity", "1e999"):
+        raw = ('{"format": "tableref-game/1", "game": "liars-dice", "players": ["A", "B"], '
+               '"events": [{"type": "start", "opener": "A", "x": %s}]}' % number)
+        error = _refused(_post(client, "/api/import", raw), 400, "bad_request")
+        assert "events[0].x is not a finite number" in error["message"]
+    assert client.get("/api/tables").get_json() == []
