@@ -4,6 +4,7 @@ refusal in the API's error format, and nothing is stored (issue 84, points 1-4).
 from __future__ import annotations
 
 import http.client
+import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -157,8 +158,6 @@ def _chunked_post(port: int, total: int) -> tuple[int, dict[str, Any]]:
         conn.request("POST", "/api/tables", body=chunks(), encode_chunked=True,
                       headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
         r = conn.getresponse()
-        import json
-
         return r.status, json.loads(r.read())
     finally:
         conn.close()
