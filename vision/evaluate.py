@@ -209,11 +209,13 @@ def predict_each(
 ) -> dict[str, Predictions]:
     """Every image read by each of ``readers`` in turn (an image is loaded once, and the
     readers take it one after the other, so a slow spell of a shared machine slows them
-    alike). With ``camera``, each image is first changed as that camera would have taken it;
-    with ``per_game``, a scene that names its game is read with its game's vocabulary."""
-    games = {name: GameReaders(r, per_game) for name, r in readers.items()}
+    alike; the reader that goes first, into caches the image has not warmed yet, changes from
+    one image to the next). With ``camera``, each image is first changed as that camera would
+    have taken it; with ``per_game``, a scene that names its game is read with its game's
+    vocabulary."""
+    games = list({name: GameReaders(r, per_game) for name, r in readers.items()}.items())
     out = {name: Predictions([], [], [], [], []) for name in readers}
-    for item in items:
+    for index, item in enumerate(items):
         try:
             image = read_image(item.path)
         except UnreadableImage as exc:
@@ -222,7 +224,8 @@ def predict_each(
             continue
         if camera is not None:
             image = camera.apply(image)
-        for name, reader_for in games.items():
+        first = index % len(games)
+        for name, reader_for in games[first:] + games[:first]:
             objects, indices, ms = read_item(reader_for(item), image, item, gt_boxes)
             p = out[name]
             p.pairs.append((item.objects, objects))
