@@ -28,7 +28,8 @@ from typing import Any
 import pytest
 
 from referee.nine_dice import Letter
-from web.live_bench import CHROMIUM, MODEL_FILES, ServeProcess, TablePage, chromium, models_present, testid_value
+from web.live_bench import CHROMIUM, MODEL_FILES, ServeProcess, TablePage, chromium, models_present
+from web.live_bench import testid_value as value_id
 
 pytestmark = pytest.mark.slow
 
@@ -125,8 +126,11 @@ def test_a_nine_dice_round_on_a_phone_sized_page(browser: Any, tmp_path: Path) -
             plain, choosing = wrong_hands(best, view["aids"]["hands"])
 
             # Ben, on the laptop: who, then the hand. Scored at once, in one line.
-            laptop.tap(f"[data-testid=shout-player-Ben]")
-            laptop.tap(f"[data-testid=shout-hand-{testid_value(plain)}]")
+            laptop.tap("[data-testid=shout-player-Ben]")
+            laptop.wait_for_selector("[data-testid=shout-hands]")
+            laptop.evaluate("() => document.querySelector('[data-testid=shout-card]').scrollIntoView()")
+            shot(laptop, tmp_path / "nine-dice-who-hand-390-en.png")
+            laptop.tap(f"[data-testid=shout-hand-{value_id(plain)}]")
             laptop.wait_for_selector("[data-testid=shout-line-0]")
             line = laptop.inner_text("[data-testid=shout-line-0]")
             assert line.startswith(f"Ben: {plain} — ") and "Ben has no token to return." in line
@@ -140,7 +144,10 @@ def test_a_nine_dice_round_on_a_phone_sized_page(browser: Any, tmp_path: Path) -
             phone.wait_for_selector("[data-testid=shout-me]")
             phone.select_option("[data-testid=shout-me]", "Mina")
             phone.tap("[data-testid=shout-buzz]")
-            phone.tap(f"[data-testid=shout-hand-{testid_value(choosing)}]")
+            phone.wait_for_selector("[data-testid=shout-hands]")
+            phone.evaluate("() => document.querySelector('[data-testid=shout-card]').scrollIntoView()")
+            shot(phone, tmp_path / "nine-dice-buzzer-390-en.png")
+            phone.tap(f"[data-testid=shout-hand-{value_id(choosing)}]")
             phone.wait_for_selector("[data-testid=shout-line-1]")
             assert phone.query_selector("[data-testid=shout-claim]") is None  # a wrong shout names no colour
             assert phone.inner_text("[data-testid=shout-line-1]").startswith(f"Mina: {choosing} — not on the table")
@@ -148,7 +155,7 @@ def test_a_nine_dice_round_on_a_phone_sized_page(browser: Any, tmp_path: Path) -
 
             # Ann, correct: the round ends, her tokens move; the colour asked only when she chooses.
             laptop.tap("[data-testid=shout-player-Ann]")
-            laptop.tap(f"[data-testid=shout-hand-{testid_value(best[0])}]")
+            laptop.tap(f"[data-testid=shout-hand-{value_id(best[0])}]")
             colour = None
             if best[0] in ("プラスベガス", "ラスベガス", "ナシゴレン"):
                 laptop.wait_for_selector("[data-testid=shout-claim]")
@@ -221,8 +228,8 @@ def test_the_open_round_in_japanese_and_on_a_laptop(browser: Any, tmp_path: Path
             assert "最強の役を宣言" in page.inner_text("[data-testid=round-status]")
             view = server.get_json(f"/api/tables/{tid}")
             plain, _ = wrong_hands(view["state"]["best"], view["aids"]["hands"])
-            page.tap(f"[data-testid=shout-player-{testid_value('ベン')}]")
-            page.tap(f"[data-testid=shout-hand-{testid_value(plain)}]")
+            page.tap(f"[data-testid=shout-player-{value_id('ベン')}]")
+            page.tap(f"[data-testid=shout-hand-{value_id(plain)}]")
             page.wait_for_selector("[data-testid=shout-line-0]")
             line = page.inner_text("[data-testid=shout-line-0]")
             assert line.startswith(f"ベン: {plain} — ") and "返すトークンはありません" in line
