@@ -1,0 +1,160 @@
+"""``tableref teach`` and reading with a profile (docs/teach.md), on the tiny known reader.
+
+The tiny classifier reads a grey die as a three-way tie (uncertain); a profile taught that
+such a die is a 2 must read it surely as a 2, and leave the other dice as they were.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision import tiny_reader as tiny
+from vision.profile import PROFILE_FILE, Profile, ProfileError, Recalibration
+from vision.profile_store import LABELS_FILE, PHOTOS
+from web.cli import main
+
+pytest.importorskip("onnx")
+
+TRUE_FACES = ("プ", "2", "wheel", "2")  # tiny.DICE in order: blue, green, red, grey (taught as 2)
+TRUE_COLOURS = ("blue", "green", "red", None)
+
+
+@pytest.fixture()
+def table(tmp_path: Path) -> dict[str, Path]:
+    models = tiny.build_onnx(tmp_path / "models")
+    photo = tmp_path / "set" / "roll-01.png"
+    photo.parent.mkdir()
+    cv2.imwrite(str(photo), tiny.scene())
+    objects = [{"kind": "die", "face": face, "colour": colour, "box": [float(v) for v in box]}
+               for (box, _, _), face, colour in zip(tiny.DICE, TRUE_FACES, TRUE_COLOURS)]
+    labels = tmp_path / "set" / "labels.jsonl"
+    labels.write_text(json.dumps({"image": "roll-01.png", "objects": objects}, ensure_ascii=False) + "\n",
+                      encoding="utf-8")
+    return {"models": models, "photo": photo, "labels": labels, "profile": tmp_path / "profile"}
+
+
+def read_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict]]:
+    status = main(["read", "--json", *args])
+    return status, [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def teach(capsys: pytest.CaptureFixture[str], table: dict[str, Path], *labels: Path) -> tuple[int, dict]:
+    status = main(["teach", "--profile", str(table["profile"]), "--models", str(table["models"]), *map(str, labels)])
+    return status, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def grey(objects: list[dict]) -> dict:
+    (die,) = [o for o in objects if 200 <= o["box"][0] <= 202]
+    return die
+
+
+def test_a_taught_profile_reads_the_set_surely_and_leaves_the_other_faces(table, capsys):
+    status, before = read_json(capsys, "--models", str(table["models"]), str(table["photo"]))
+    assert status == 0 and grey(before[0]["objects"])["uncertain"] is True
+
+    status, said = teach(capsys, table, table["labels"])
+    assert status == 0
+    assert said["profile"] == str(table["profile"]) and said["photos"] == 1 and said["objects"] == 4
+    assert said["faces"] == {"2": 2, "wheel": 1, "プ": 1} and said["seconds"] >= 0
+
+    status, after = read_json(capsys, "--models", str(table["models"]), "--profile", str(table["profile"]),
+                              str(table["photo"]))
+    assert status == 0
+    die = grey(after[0]["objects"])
+    assert die["face"] == "2" and "uncertain" not in die
+    others = [(o["face"], o["colour"]) for o in after[0]["objects"] if o is not die]
+    assert others == [(o["face"], o["colour"]) for o in before[0]["objects"] if o["box"][0] != die["box"][0]]
+    assert set(after[0]) == set(before[0])  # the read-json contract is kept
+
+
+def test_teaching_keeps_the_photos_adds_to_the_profile_and_teaches_again_from_them(table, capsys):
+    assert teach(capsys, table, table["labels"])[0] == 0
+    kept = sorted((table["profile"] / PHOTOS).iterdir())
+    assert len(kept) == 1 and kept[0].read_bytes() == table["photo"].read_bytes()
+    first = json.loads((table["profile"] / PROFILE_FILE).read_text(encoding="utf-8"))
+    # the same photo taught again replaces its labels: still one photo
+    status, said = teach(capsys, table, table["labels"])
+    assert status == 0 and said["photos"] == 1
+    # no labels file: taught again from what the profile keeps, to the same profile
+    table["photo"].unlink()
+    status, said = teach(capsys, table)
+    assert status == 0 and said["photos"] == 1 and said["objects"] == 4
+    assert json.loads((table["profile"] / PROFILE_FILE).read_text(encoding="utf-8"))["faces"] == first["faces"]
+
+
+@pytest.mark.parametrize("line, reason", [
+    ('{"image": "roll-01.png", "objects": [{"face": "7", "box": [1, 1, 9, 9]}]}', "unknown die face"),
+    ('{"image": "missing.png", "objects": []}', "missing"),
+    ('{"image": "roll-01.png", "objects": [{"face": "2", "box": [600, 400, 700, 470]}]}', "outside"),
+    ('{"image": "roll-01.png", "objects": [', "not a JSON line"),
+])
+def test_bad_input_exits_2_naming_the_line_and_changes_nothing(table, capsys, line, reason):
+    assert teach(capsys, table, table["labels"])[0] == 0
+    before = {p.name: p.read_bytes() for p in table["profile"].rglob("*") if p.is_file()}
+    bad = table["labels"].parent / "bad.jsonl"
+    bad.write_text(table["labels"].read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+    status, said = teach(capsys, table, bad)
+    assert status == 2 and said["line"] == 2 and reason in said["error"]
+    assert {p.name: p.read_bytes() for p in table["profile"].rglob("*") if p.is_file()} == before
+
+
+def test_a_new_profile_with_bad_input_is_not_made(table, capsys):
+    bad = table["labels"].parent / "bad.jsonl"
+    bad.write_text('{"image": "roll-01.png", "objects": "none"}\n', encoding="utf-8")
+    status, said = teach(capsys, table, bad)
+    assert status == 2 and said["line"] == 1
+    assert not table["profile"].exists()
+    status, said = teach(capsys, table)
+    assert status == 2 and "keeps no photos" in said["error"]
+
+
+def test_a_profile_for_other_base_models_is_refused(table, capsys):
+    assert teach(capsys, table, table["labels"])[0] == 0
+    path = table["profile"] / PROFILE_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["base"] = {name: "0" * 64 for name in data["base"]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["read", "--models", str(table["models"]), "--profile", str(table["profile"]),
+                 str(table["photo"])]) == 2
+    assert "other base models" in capsys.readouterr().err
+    # teaching it again from its photos makes it fit the models it is taught with
+    assert teach(capsys, table)[0] == 0
+    assert read_json(capsys, "--models", str(table["models"]), "--profile", str(table["profile"]),
+                     str(table["photo"]))[0] == 0
+
+
+def test_the_kept_labels_are_a_labels_file(table, capsys):
+    assert teach(capsys, table, table["labels"])[0] == 0
+    lines = (table["profile"] / LABELS_FILE).read_text(encoding="utf-8").splitlines()
+    (line,) = lines
+    data = json.loads(line)
+    assert data["image"].startswith(PHOTOS + "/") and [o["face"] for o in data["objects"]] == list(TRUE_FACES)
+
+
+def test_recalibration_round_trips_and_refuses_a_bad_file(tmp_path):
+    p = np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]])
+    fitted = Recalibration.fit(("a", "b", "c"), np.repeat(p, 5, axis=0), np.array([1, 2] * 5))
+    again = Recalibration.from_json(json.loads(json.dumps(fitted.to_json())))
+    assert np.allclose(again.apply(p), fitted.apply(p), atol=1e-4)
+    assert fitted.apply(p[:1]).argmax() == 1  # taught: that reading is a b
+    with pytest.raises(ProfileError, match="malformed"):
+        Recalibration.from_json({"classes": ["a"], "weight": [[1, 2]], "bias": [0]})
+    with pytest.raises(ProfileError, match="holds no profile"):
+        Profile.load(tmp_path)
+    (tmp_path / PROFILE_FILE).write_text("{", encoding="utf-8")
+    with pytest.raises(ProfileError, match="cannot be read"):
+        Profile.load(tmp_path)
+
+
+def test_the_pull_keeps_one_photo_from_overturning_a_sure_reading():
+    """Taught one die alone, a face the teaching never showed is still read as before."""
+    classes = ("a", "b", "c")
+    taught = np.array([[0.34, 0.33, 0.33]])
+    fitted = Recalibration.fit(classes, taught, np.array([1]))
+    sure_c = np.array([[0.02, 0.03, 0.95]])
+    assert fitted.apply(sure_c).argmax() == 2 and fitted.apply(sure_c)[0, 2] > 0.8
