@@ -418,13 +418,15 @@ def breakdown_line(title: str, groups: Sequence[tuple[str, FaceStats]]) -> str:
         f"conf-wrong {_pct(st.headline()['confidently_wrong'])} ({st.gt})" for g, st in groups)
 
 
-def card_report(name: str, cm: CardMetrics, imgsz: int | None = None) -> str:
-    """The card block of ``tableref eval``'s report (``imgsz``: the detector input the cards were found at)."""
+def card_report(name: str, cm: CardMetrics, imgsz: int | None = None, whole_cards: bool = False) -> str:
+    """The card block of ``tableref eval``'s report (``imgsz``: the detector input the cards were
+    found at; ``whole_cards``: the labels are whole cards, each matched by the cards read)."""
     c, r, s = cm.card, cm.rank, cm.suit
     conf = None if not c.confident_matched else c.confident_correct / c.confident_matched
     at = "" if imgsz is None else f" (indices found at {imgsz} px)"
+    what = "readable cards (each matched by the card read from its corners)" if whole_cards else "corner indices"
     lines = [
-        f"cards in {name}: {c.gt_dice} labelled corner indices in {cm.scenes} images with cards{at}",
+        f"cards in {name}: {c.gt_dice} labelled {what} in {cm.scenes} images with cards{at}",
         f"  detection  recall {_pct(c.recall)} ({c.matched}/{c.gt_dice})   precision {_pct(c.precision)} ({c.matched}/{c.predicted}; {c.extra_sure} extra read surely)   IoU >= {c.iou_threshold}",
         f"  rank       accuracy {_pct(r.face_accuracy_matched)} of matched indices, {_pct(r.face_accuracy_all)} of all",
         f"  suit       accuracy {_pct(s.face_accuracy_matched)} of matched indices, {_pct(s.face_accuracy_all)} of all",
@@ -591,7 +593,8 @@ def run(args: argparse.Namespace, verdicts: SceneVerdicts | None = None) -> int:
         save_confusion(card_metrics.rank.confusion, out / "card-rank-confusion.png", f"{name}: card rank confusion (rows: truth, cols: read)")
         save_confusion(card_metrics.suit.confusion, out / "card-suit-confusion.png", f"{name}: card suit confusion (rows: truth, cols: read)")
         written += [out / "card-rank-confusion.png", out / "card-suit-confusion.png"]
-        print(card_report(name, card_metrics, None if reader.cards is None else reader.cards.imgsz))
+        print(card_report(name, card_metrics, None if reader.cards is None else reader.cards.imgsz,
+                          any(item.whole_cards for item in scored)))
         if legibility is not None:
             print(legibility_report(legibility))
     elif stray_cards is not None:
