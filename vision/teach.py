@@ -121,3 +121,66 @@ def teach(
         counts.update(o.face for k, o in enumerate(photo.objects) if o.kind == "die" and photo.is_readable(k))
         n += 1
     return fit_profile(reader, TaughtDice.join(parts, len(spec.faces), len(spec.colours)), n, counts, pull)
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """How a profile reads photos of the set it was not taught from (dice counted by label)."""
+
+    dice: int
+    found: int
+    sure_right: int
+    sure_wrong: int
+
+    @property
+    def accuracy(self) -> float | None:
+        """Dice read surely and right, over all labelled dice."""
+        return None if not self.dice else self.sure_right / self.dice
+
+    @property
+    def confidently_wrong(self) -> float | None:
+        return None if not self.dice else self.sure_wrong / self.dice
+
+    def to_json(self) -> dict[str, float | int | None]:
+        return {"dice": self.dice, "found": self.found, "sure_right": self.sure_right, "sure_wrong": self.sure_wrong,
+                "accuracy": None if self.accuracy is None else round(self.accuracy, 4),
+                "confidently_wrong": None if self.confidently_wrong is None else round(self.confidently_wrong, 4)}
+
+
+def score_reading(reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.ndarray]]) -> HeldOut:
+    """Read each photo with ``reader`` and count its readable labelled dice found, read
+    surely right and read surely wrong (a die is matched to the reading's box at IoU 0.5)."""
+    dice = found = right = wrong = 0
+    for photo, image in photos:
+        labelled = [o for k, o in enumerate(photo.objects) if o.kind == "die" and photo.is_readable(k)]
+        read = reader.read(image).dice()
+        pairs = greedy_match(np.array([o.box for o in labelled], np.float32).reshape(-1, 4),
+                             np.array([d.box for d in read], np.float32).reshape(-1, 4), 0.5)
+        dice += len(labelled)
+        found += len(pairs)
+        for g, p in pairs:
+            if not read[p].uncertain:
+                if read[p].face == labelled[g].face:
+                    right += 1
+                else:
+                    wrong += 1
+    return HeldOut(dice, found, right, wrong)
+
+
+def held_out(
+    reader: DiceReader, photos: Sequence[tuple[LabelledImage, np.ndarray]], folds: int = 5
+) -> HeldOut | None:
+    """How well a profile taught from these photos reads photos it was not taught from:
+    each of ``folds`` interleaved parts is read by a profile taught on the others, and the
+    counts are summed. None with fewer than two photos."""
+    if len(photos) < 2:
+        return None
+    folds = min(folds, len(photos))
+    total = HeldOut(0, 0, 0, 0)
+    for k in range(folds):
+        taught = [p for i, p in enumerate(photos) if i % folds != k]
+        shown = [p for i, p in enumerate(photos) if i % folds == k]
+        part = score_reading(reader.with_profile(teach(reader, taught)), shown)
+        total = HeldOut(total.dice + part.dice, total.found + part.found, total.sure_right + part.sure_right,
+                        total.sure_wrong + part.sure_wrong)
+    return total

@@ -158,3 +158,19 @@ def test_the_pull_keeps_one_photo_from_overturning_a_sure_reading():
     fitted = Recalibration.fit(classes, taught, np.array([1]))
     sure_c = np.array([[0.02, 0.03, 0.95]])
     assert fitted.apply(sure_c).argmax() == 2 and fitted.apply(sure_c)[0, 2] > 0.8
+
+
+def test_held_out_scores_a_profile_on_photos_it_was_not_taught_from(table):
+    from vision.datasets import load_labels
+    from vision.reader import load_reader
+    from vision.teach import held_out, score_reading
+
+    (photo,) = load_labels(table["labels"])
+    reader = load_reader(table["models"], cards=False)
+    pixels = cv2.imread(str(table["photo"]))
+    base = score_reading(reader, [(photo, pixels)])
+    assert (base.dice, base.found, base.sure_wrong) == (4, 4, 0) and base.sure_right < 4  # the grey die is unsure
+    assert held_out(reader, [(photo, pixels)]) is None
+    twice = held_out(reader, [(photo, pixels), (photo, pixels)])
+    assert twice is not None and twice.dice == 8 and twice.sure_right > 2 * base.sure_right
+    assert twice.accuracy == twice.sure_right / 8 and twice.to_json()["dice"] == 8
