@@ -27,7 +27,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -48,7 +48,7 @@ from vision.mistakes import dice_errors, write_mistakes
 from vision.read_cmd import add_dice_options, made_folder, with_dice_options
 from vision.reader import DiceReader, Step, load_reader
 from vision.scoring import FaceStats, Metrics, SureMistake, held_share, score
-from vision.vocabulary import VocabularyError, game_vocabulary
+from vision.vocabulary import Vocabulary, VocabularyError, game_vocabulary
 
 ABLATIONS: dict[str, str] = {
     "second-look": "borderline dice read again from a tighter and a looser crop",
@@ -177,18 +177,32 @@ class GameReaders:
 
     def __init__(self, reader: DiceReader, per_game: bool = True) -> None:
         self.reader, self.per_game = reader, per_game
-        self._views: dict[str, DiceReader] = {}
+        self._views: dict[str, tuple[DiceReader, Vocabulary | None]] = {}
 
-    def __call__(self, item: LabelledImage) -> DiceReader:
+    def _view(self, item: LabelledImage) -> tuple[DiceReader, Vocabulary | None]:
         if not self.per_game or item.game is None:
-            return self.reader
+            return self.reader, None
         if item.game not in self._views:
             try:
                 vocabulary = game_vocabulary(item.game)
             except VocabularyError:
                 vocabulary = None
-            self._views[item.game] = self.reader if vocabulary is None else self.reader.with_vocabulary(vocabulary)
+            self._views[item.game] = (self.reader if vocabulary is None else self.reader.with_vocabulary(vocabulary),
+                                      vocabulary)
         return self._views[item.game]
+
+    def __call__(self, item: LabelledImage) -> DiceReader:
+        return self._view(item)[0]
+
+    def truth(self, item: LabelledImage) -> LabelledImage:
+        """``item`` with its dice's faces named as its game's table names them (a Liar's Dice
+        die's plain 1 is the wheel it stands for), so they compare with what that table reads."""
+        vocabulary = self._view(item)[1]
+        if vocabulary is None:
+            return item
+        names = dict(vocabulary.faces)
+        objects = tuple(replace(o, face=names.get(o.face, o.face)) if o.kind == "die" else o for o in item.objects)
+        return item if objects == item.objects else replace(item, objects=objects)
 
 
 @dataclass
@@ -226,12 +240,13 @@ def predict_each(
             image = camera.apply(image)
         first = index % len(games)
         for name, reader_for in games[first:] + games[:first]:
-            objects, indices, ms = read_item(reader_for(item), image, item, gt_boxes)
+            truth = reader_for.truth(item)
+            objects, indices, ms = read_item(reader_for(item), image, truth, gt_boxes)
             p = out[name]
-            p.pairs.append((item.objects, objects))
-            p.cards.append((item.cards(), indices, tuple(o for o in objects if o.kind == "card")))
+            p.pairs.append((truth.objects, objects))
+            p.cards.append((truth.cards(), indices, tuple(o for o in objects if o.kind == "card")))
             p.times.append(ms)
-            p.scored.append(item)
+            p.scored.append(truth)
     return out
 
 

@@ -76,7 +76,7 @@ def test_a_teach_labels_file_of_game_scenes_is_scored_and_judged(tiny_set, tmp_p
         scene = json.loads(line)
         scene.update(game="liars-dice", seed=k)
         scene["objects"][1]["readable"] = False  # the green die under a hand
-        for o, face in zip(scene["objects"], ("3", "2", "wheel", "4")):  # Liar's Dice faces, so the truth is a reveal
+        for o, face in zip(scene["objects"], ("3", "2", "1", "4")):  # Liar's Dice faces, so the truth is a reveal
             o["face"] = face
         lines.append(json.dumps(scene, ensure_ascii=False))
     (data / "labels.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -88,4 +88,5 @@ def test_a_teach_labels_file_of_game_scenes_is_scored_and_judged(tiny_set, tmp_p
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["unreadable"] == {"labelled": 2, "read": 2} and metrics["detection"]["gt_dice"] == 6
     assert metrics["per_game_vocabulary"] is True and metrics["verdicts"]["scenes"] == 2
+    assert "1" not in metrics["face"]["per_face"] and metrics["face"]["per_face"]["wheel"]["correct"] == 2  # a plain 1 is the wheel
     assert metrics["verdicts"]["untouched"] + metrics["verdicts"]["re_read"] == 2 and metrics["verdicts"]["not_judged"] == 0
