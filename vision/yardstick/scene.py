@@ -51,7 +51,7 @@ class Placed:
 # ---- building -----------------------------------------------------------------------------------
 
 
-def _reset() -> None:
+def reset() -> None:
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 
@@ -117,6 +117,19 @@ def card_mesh(name: str, mat: bpy.types.Material) -> bpy.types.Object:
     return _mesh_object(name, bm, mat)
 
 
+def add_camera(pos: np.ndarray, rot: np.ndarray, width: int, height: int, fov_h_deg: float) -> geometry.PinholeCamera:
+    """Put Blender's camera where the pinhole model is, so labels project exactly as Cycles renders."""
+    data = bpy.data.cameras.new("webcam")
+    data.sensor_fit = "HORIZONTAL"
+    data.angle = math.radians(fov_h_deg)
+    data.clip_start = 0.02
+    obj = bpy.data.objects.new("webcam", data)
+    bpy.context.scene.collection.objects.link(obj)
+    _set_matrix(obj, rot, pos)
+    bpy.context.scene.camera = obj
+    return geometry.PinholeCamera.make(pos, rot, width, height, fov_h_deg)
+
+
 def _camera(spec: SceneSpec, rng: random.Random) -> tuple[geometry.PinholeCamera, dict]:
     height = rng.uniform(0.35, 0.80)
     tilt = rng.uniform(0.0, 45.0)
@@ -133,15 +146,7 @@ def _camera(spec: SceneSpec, rng: random.Random) -> tuple[geometry.PinholeCamera
         rot = geometry.look_at(pos, target)
     rot = rot @ geometry.rotation_z(roll)
     fov_h = geometry.diagonal_to_horizontal_fov(fov_diag, spec.width, spec.height)
-    cam = geometry.PinholeCamera.make(pos, rot, spec.width, spec.height, fov_h)
-    data = bpy.data.cameras.new("webcam")
-    data.sensor_fit = "HORIZONTAL"
-    data.angle = math.radians(fov_h)
-    data.clip_start = 0.02
-    obj = bpy.data.objects.new("webcam", data)
-    bpy.context.scene.collection.objects.link(obj)
-    _set_matrix(obj, rot, pos)
-    bpy.context.scene.camera = obj
+    cam = add_camera(pos, rot, spec.width, spec.height, fov_h)
     info = {"height_cm": round(height * 100, 1), "tilt_deg": round(tilt, 1), "fov_deg": round(fov_diag, 1)}
     return cam, info
 
@@ -548,7 +553,7 @@ def render_linear(tmp: Path) -> np.ndarray:
 def build(spec: SceneSpec, tmp: Path) -> tuple[geometry.PinholeCamera, dict, list[Placed], post.Sensor]:
     """Build the scene of ``spec`` in the current (reset) Blender file; returns what labelling needs."""
     rng = random.Random(spec.seed)
-    _reset()
+    reset()
     cam, cam_info = _camera(spec, rng)
     table = _table(rng, tmp)
     light, sensor = _lighting(rng)

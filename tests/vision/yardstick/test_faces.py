@@ -1,0 +1,67 @@
+"""The yardstick's face artwork: real glyphs (not .notdef boxes) in fonts vision/synth never uses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.yardstick import faces
+from vision.yardstick.designs import DECK_DESIGNS, DICE_DESIGNS
+from vision.yardstick.fonts import FONTS, KATAKANA, FontMissing, font_path
+
+pytest.importorskip("fontTools")
+
+
+def _font_or_skip(key: str) -> str:
+    try:
+        return font_path(key, KATAKANA)
+    except FontMissing as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("key", sorted({d.font for d in DICE_DESIGNS if d.font}))
+def test_katakana_fonts_draw_each_glyph_differently_from_notdef(key: str) -> None:
+    path = _font_or_skip(key)
+    font = ImageFont.truetype(path, 64)
+
+    def draw(ch: str) -> np.ndarray:
+        img = Image.new("L", (96, 96), 0)
+        ImageDraw.Draw(img).text((48, 48), ch, font=font, fill=255, anchor="mm")
+        return np.asarray(img) > 127
+
+    notdef = draw("\ue000")  # a private-use code point no font here maps
+    glyphs = [draw(ch) for ch in KATAKANA]
+    for ch, g in zip(KATAKANA, glyphs):
+        assert g.sum() > 50, ch
+        assert (g != notdef).mean() > 0.02, ch
+    # プ and ブ differ only by their marks: still different drawings
+    assert (glyphs[0] != glyphs[5]).sum() > 10
+
+
+def test_no_font_is_one_that_vision_synth_ships() -> None:
+    for spec in FONTS.values():
+        name = spec.path.lower()
+        assert not any(s in name for s in ("noto", "ipaex", "dejavu", "liberation", "carlito", "cantarell"))
+
+
+def test_die_atlas_puts_marks_in_every_cell() -> None:
+    d = next(d for d in DICE_DESIGNS if d.wheel)
+    kind = d.kinds[0]
+    rgb, mask = faces.die_atlas(d, kind.faces, kind.colours[0])
+    assert rgb.size == (faces.CELL * 3, faces.CELL * 2)
+    m = np.asarray(mask) > 127
+    for i in range(6):
+        cell = m[(i // 3) * faces.CELL:(i // 3 + 1) * faces.CELL, (i % 3) * faces.CELL:(i % 3 + 1) * faces.CELL]
+        assert 0.005 < cell.mean() < 0.5
+        assert not cell[:4].any() and not cell[-4:].any()  # marks stay off the bevel
+
+
+def test_card_faces_are_opaque_inside_and_cut_at_the_corners() -> None:
+    deck = DECK_DESIGNS[0]
+    try:
+        img = faces.card_face(deck, "10H")
+    except FontMissing as exc:
+        pytest.skip(str(exc))
+    a = np.asarray(img)[..., 3]
+    assert a[0, 0] == 0 and a[a.shape[0] // 2, a.shape[1] // 2] == 255
