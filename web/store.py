@@ -85,6 +85,25 @@ CREATE TABLE IF NOT EXISTS corrections (
 );
 CREATE INDEX IF NOT EXISTS readings_by_table ON readings(table_id, id);
 CREATE INDEX IF NOT EXISTS corrections_by_reading ON corrections(reading_id, id);
+CREATE TABLE IF NOT EXISTS table_settings (
+    table_id TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    key      TEXT NOT NULL,
+    value    TEXT NOT NULL,
+    PRIMARY KEY (table_id, key)
+);
+CREATE TABLE IF NOT EXISTS taught (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id   TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    created    TEXT NOT NULL,
+    profile    TEXT NOT NULL,
+    photo      TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    reading_id INTEGER,
+    labels     TEXT NOT NULL,
+    before     TEXT,
+    undone     TEXT
+);
+CREATE INDEX IF NOT EXISTS taught_by_table ON taught(table_id, id);
 """
 
 
@@ -176,6 +195,27 @@ class CorrectionRecord:
     def to_json(self) -> JSON:
         return {"id": self.id, "reading": self.reading_id, "created": self.created, "who": self.who,
                 "before": list(self.before), "after": list(self.after)}
+
+
+@dataclass(frozen=True)
+class TaughtRecord:
+    """One photo a table taught its profile: from the teaching page (``source`` "teach"), a
+    confirmed reveal ("reveal") or a correction ("correction"); ``undone`` when taken back."""
+
+    id: int
+    table_id: str
+    created: str
+    profile: str
+    photo: str
+    source: str
+    reading_id: int | None
+    labels: str
+    before: str | None
+    undone: str | None
+
+    def to_json(self) -> JSON:
+        return {"id": self.id, "created": self.created, "profile": self.profile, "photo": self.photo,
+                "source": self.source, "reading": self.reading_id, "undone": self.undone}
 
 
 class Store:
@@ -424,6 +464,50 @@ class Store:
         return [CorrectionRecord(r["id"], r["reading_id"], r["created"], r["who"],
                                  tuple(json.loads(r["before"])), tuple(json.loads(r["after"]))) for r in rows]
 
+    # --- table settings and teaching ----------------------------------------------------
+
+    def setting(self, table_id: str, key: str) -> Any:
+        """A table's setting (a JSON value), None when never set."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM table_settings WHERE table_id=? AND key=?", (table_id, key)).fetchone()
+        return None if row is None else json.loads(row["value"])
+
+    def set_setting(self, table_id: str, key: str, value: Any) -> None:
+        """Remember a table's setting across restarts (the table must exist)."""
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM tables WHERE id=?", (table_id,)).fetchone() is None:
+                raise UnknownTable(table_id)
+            db.execute("INSERT INTO table_settings (table_id, key, value) VALUES (?,?,?) "
+                       "ON CONFLICT (table_id, key) DO UPDATE SET value=excluded.value", (table_id, key, _dump(value)))
+
+    def add_taught(self, table_id: str, *, profile: str, photo: str, source: str, reading_id: int | None,
+                   labels: str, before: str | None) -> TaughtRecord:
+        """Log one photo a table taught its profile (``labels``: its labels line; ``before``:
+        that photo's labels line before, None when it was new to the profile)."""
+        created = now()
+        with self._tx() as db:
+            cur = db.execute("INSERT INTO taught (table_id, created, profile, photo, source, reading_id, labels, before)"
+                             " VALUES (?,?,?,?,?,?,?,?)", (table_id, created, profile, photo, source, reading_id, labels, before))
+        return TaughtRecord(int(cur.lastrowid or 0), table_id, created, profile, photo, source, reading_id, labels, before, None)
+
+    def taught(self, table_id: str, limit: int = 200) -> list[TaughtRecord]:
+        """What a table taught its profiles, newest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM taught WHERE table_id=? ORDER BY id DESC LIMIT ?",
+                                    (table_id, limit)).fetchall()
+        return [_taught(r) for r in rows]
+
+    def taught_entry(self, table_id: str, entry_id: int) -> TaughtRecord | None:
+        if not 0 <= entry_id <= MAX_ROW_ID:
+            return None
+        with self._lock:
+            row = self._db.execute("SELECT * FROM taught WHERE id=? AND table_id=?", (entry_id, table_id)).fetchone()
+        return None if row is None else _taught(row)
+
+    def mark_untaught(self, entry_id: int) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE taught SET undone=? WHERE id=?", (now(), entry_id))
+
     # --- snapshots -------------------------------------------------------------------
 
     def snapshot_bytes(self, reading: ReadingRecord) -> bytes | None:
@@ -454,6 +538,11 @@ class Store:
 def _table(row: sqlite3.Row) -> TableRecord:
     return TableRecord(row["id"], row["game"], tuple(json.loads(row["players"])), json.loads(row["options"]),
                        row["created"], row["token"])
+
+
+def _taught(row: sqlite3.Row) -> TaughtRecord:
+    return TaughtRecord(row["id"], row["table_id"], row["created"], row["profile"], row["photo"], row["source"],
+                        row["reading_id"], row["labels"], row["before"], row["undone"])
 
 
 def _reading(row: sqlite3.Row) -> ReadingRecord:
