@@ -163,6 +163,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "shout_buzz": {"en": "Shout!", "ja": "宣言！"},
     "shout_buzz_help": {"en": "Tap as you shout, then tap the hand.", "ja": "声に出すと同時にタップし、次に役をタップ。"},
     "shout_cancel": {"en": "Cancel", "ja": "やめる"},
+    "shout_buzzed": {"en": "Shouted first, the hand still to come: {players}", "ja": "先に宣言、役の入力待ち: {players}"},
     "shout_colour": {"en": "{player}'s {hand} is right! Which token does {player} take?",
                      "ja": "{player}の{hand}は正解！どの色のトークンを受け取りますか？"},
     "round_open": {"en": "Round {n}: dice read — shout the best hand!", "ja": "ラウンド{n}: ダイスを読み取りました。最強の役を宣言！"},

@@ -81,7 +81,7 @@ from web.store import (
     UnknownReading,
     UnknownTable,
 )
-from web.shouts import BUZZER_WINDOW_S, RoundClaimed, shout_lines, shout_notes, tap_time
+from web.shouts import BUZZ_HOLD_S, BUZZER_WINDOW_S, RoundClaimed, shout_lines, shout_notes, tap_time
 from web.unsure import judge_unsure, note_unsure, outcome
 from web.verdicts import score, verdict
 
@@ -152,11 +152,13 @@ def check_players(players: Any) -> list[str]:
 @dataclass
 class _Buzz:
     """A Nine Dice shout waiting to be scored: when it was tapped and arrived (server
-    clock), its event, and what scoring it gave (the view, or the refusal)."""
+    clock), its event (None: a phone's buzz whose hand is still to come), whose it is,
+    and what scoring it gave (the view, or the refusal)."""
 
     tap: float
     received: float
-    raw: JSON
+    raw: JSON | None
+    player: str
     result: JSON | None = None
     error: RefereeError | None = None
 
@@ -243,7 +245,8 @@ class TableSession:
         self.lock = threading.RLock()
         self._cache: tuple[list[StoredEvent], State] | None = None
         self._claim: JSON | None = None  # Nine Dice: a correct shout waiting for its colour
-        self._buzzed: list[_Buzz] = []  # Nine Dice: phone shouts waiting to be scored in tap order
+        self._buzzed: list[_Buzz] = []  # Nine Dice: shouts and buzzes waiting to be scored in tap order
+        self._turns = threading.Condition(self.lock)
 
     @property
     def id(self) -> str:
@@ -349,6 +352,7 @@ class TableSession:
             from referee.nine_dice import ALL_HANDS
 
             return {"shout_lines": shout_lines(sj), "claim": self._live_claim(),
+                    "buzzed": [b.player for b in sorted(self._buzzed, key=lambda b: b.tap) if b.raw is None],
                     "hands": [{"hand": str(h), "choose": h.chooses_colour, "expansion": h.needs_expansion}
                               for h in ALL_HANDS]}
         return {}
@@ -435,25 +439,58 @@ class TableSession:
         return self._apply(raw)
 
     def _shout(self, raw: Mapping[str, Any]) -> JSON:
+        """A Nine Dice shout, or a phone's buzz (no ``hand`` yet: it holds the player's place
+        in the order from the moment it was tapped; ``cancel`` gives the place up)."""
         received = time.time()
-        phone = raw.get("tapped_at") is not None
-        entry = _Buzz(tap_time(received, raw.get("tapped_at"), raw.get("sent_at")), received,
-                      {k: raw[k] for k in ("type", "player", "hand", "colour") if k in raw})
-        with self.lock:
-            self._buzzed.append(entry)
-        if phone:
+        player = raw.get("player")
+        self.rules.parse_event({"type": "shout", "player": player, "hand": "ナシゴレン"}, self.record.players)
+        tap = tap_time(received, raw.get("tapped_at"), raw.get("sent_at"))
+        body = {k: raw[k] for k in ("type", "player", "hand", "colour") if k in raw}
+        with self._turns:
+            held = next((b for b in self._buzzed if b.player == player and b.raw is None), None)
+            if raw.get("hand") is None:
+                if raw.get("cancel") is True:
+                    self._buzzed = [b for b in self._buzzed if b is not held]
+                elif held is None:
+                    self._buzzed.append(_Buzz(tap, received, None, str(player)))
+                self._turns.notify_all()
+                self._changed()
+                return {**self.view(), "status": "buzzed"}
+            if held is not None:  # the hand of an earlier buzz: it keeps the buzz's place
+                entry, wait = held, False
+                entry.raw = body
+            else:
+                entry, wait = _Buzz(tap, received, body, str(player)), raw.get("tapped_at") is not None
+                self._buzzed.append(entry)
+        if wait:
             time.sleep(BUZZER_WINDOW_S)  # another phone's earlier tap may still be on its way
-        with self.lock:
-            waiting, self._buzzed = sorted(self._buzzed, key=lambda b: (b.tap, b.received)), []
-            for buzz in waiting:  # this one, and any tapped before it, in tap order
-                try:
-                    buzz.result = self._score_shout(buzz.raw)
-                except RefereeError as err:
-                    buzz.error = err
+        with self._turns:
+            while entry.result is None and entry.error is None:
+                self._score_in_turn()
+                if entry.result is not None or entry.error is not None:
+                    break
+                self._turns.wait(0.25)  # an earlier buzz still waits for its hand
         if entry.error is not None:
             raise entry.error
         assert entry.result is not None
         return entry.result
+
+    def _score_in_turn(self) -> None:
+        """Score waiting shouts in tap order, up to the first buzz still without its hand
+        (a buzz older than :data:`~web.shouts.BUZZ_HOLD_S` gives its place up)."""
+        now = time.time()
+        for buzz in sorted(self._buzzed, key=lambda b: (b.tap, b.received)):
+            if buzz.raw is None:
+                if now - buzz.received < BUZZ_HOLD_S:
+                    return
+                self._buzzed.remove(buzz)
+                continue
+            self._buzzed.remove(buzz)
+            try:
+                buzz.result = self._score_shout(buzz.raw)
+            except RefereeError as err:
+                buzz.error = err
+            self._turns.notify_all()
 
     def _score_shout(self, raw: Mapping[str, Any]) -> JSON:
         from referee.nine_dice import ColourNeeded
@@ -494,6 +531,7 @@ class TableSession:
             if fix is not None:
                 return self._undo_correction(events, state, *fix)
             self._claim = None
+            self._buzzed = [b for b in self._buzzed if b.raw is not None]
             if not events:
                 raise NothingToUndo()
             try:

@@ -11,7 +11,9 @@ round's ``shouts``, ``hands`` of the latest roll); a wrong shout of an earlier r
 is told "not on the table" or "not the best" from that roll's dice
 (:func:`referee.nine_dice.hands`). A phone's taps carry the time they were made (:func:`tap_time`): shouts
 that reach the server within :data:`BUZZER_WINDOW_S` of each other are scored in the
-order they were tapped, not the order the network delivered them.
+order they were tapped, not the order the network delivered them, and a phone's
+"Shout!" tap (a buzz, the hand still to come) holds its player's place from the moment
+it was made until the hand follows (at most :data:`BUZZ_HOLD_S`).
 
 >>> state = {"players": [{"name": "Ben"}], "hands": [{"hand": "黒プラス"}], "round_open": True,
 ...          "shouts": [{"player": "Ben", "hand": "ラスベガス", "correct": False, "returned": "black"}], "rounds": []}
@@ -36,6 +38,9 @@ BUZZER_WINDOW_S = 0.35
 #: A tap older than this when it reaches the server is taken as tapped on arrival (a
 #: phone whose clock jumped, or a request stuck in a queue, must not jump the order).
 MAX_TAP_AGE_S = 5.0
+#: How long a phone's buzz ("Shout!" tapped, the hand still to come) holds its player's
+#: place: later shouts wait for its hand this long at most (seconds).
+BUZZ_HOLD_S = 15.0
 
 
 class RoundClaimed(WebError):

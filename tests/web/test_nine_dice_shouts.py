@@ -145,3 +145,41 @@ def test_undo_after_a_correction_keeps_the_roll(tables: Tables) -> None:
     assert out["undone"]["type"] == "correction" and out["view"]["seq"] == 1
     assert out["view"]["reading"]["objects"][0]["face"] == "プ" and out["view"]["state"]["best"] == ["黒プラス"]
     assert tables.undo(tid)["undone"]["type"] == "roll"
+
+
+def test_a_phone_buzz_holds_its_place_until_its_hand_comes(app: Any, tables: Tables) -> None:
+    """Ann taps "Shout!" first; Ben's shout, entered while she picks her hand, waits for
+    it: Ann is scored first (and wins), then Ben finds the round over."""
+    tid = rolled(tables, KURO_PURASU)
+    now = 2_000_000
+    view = tables.act(tid, {"type": "shout", "player": "Ann", "tapped_at": now, "sent_at": now})
+    assert view["status"] == "buzzed" and view["aids"]["buzzed"] == ["Ann"] and view["seq"] == 1
+    results: dict[str, Any] = {}
+
+    def ben() -> None:
+        results["Ben"] = app.test_client().post(f"/api/tables/{tid}/actions", headers=tables.headers(),
+                                                json={"type": "shout", "player": "Ben", "hand": "黒プラス"})
+
+    thread = threading.Thread(target=ben)
+    thread.start()
+    time.sleep(0.6)
+    assert "Ben" not in results and tables.view(tid)["seq"] == 1  # Ben waits behind Ann's buzz
+    out = tables.act(tid, {"type": "shout", "player": "Ann", "hand": "黒プラス", "tapped_at": now, "sent_at": now + 3000})
+    thread.join(5)
+    assert out["status"] == "scored" and out["state"]["rounds"][-1]["winner"] == "Ann"
+    assert results["Ben"].status_code == 409 and results["Ben"].json["error"]["code"] == "out_of_order"
+
+
+def test_a_buzz_gives_its_place_up_when_cancelled_or_too_old(app: Any, tables: Tables, monkeypatch: Any) -> None:
+    import web.session
+
+    tid = rolled(tables, KURO_PURASU)
+    tables.act(tid, {"type": "shout", "player": "Ann", "tapped_at": 1, "sent_at": 1})
+    assert tables.act(tid, {"type": "shout", "player": "Ann", "cancel": True})["aids"]["buzzed"] == []
+    assert tables.act(tid, {"type": "shout", "player": "Ben", "hand": "白プラス"})["status"] == "scored"
+    monkeypatch.setattr(web.session, "BUZZ_HOLD_S", 0.5)
+    tables.act(tid, {"type": "shout", "player": "Ann", "tapped_at": 1, "sent_at": 1})
+    t0 = time.monotonic()
+    view = tables.act(tid, {"type": "shout", "player": "Mina", "hand": "黒プラス"})  # waits, then Ann's place lapses
+    assert 0.3 < time.monotonic() - t0 < 3 and view["state"]["rounds"][-1]["winner"] == "Mina"
+    assert view["aids"]["buzzed"] == []

@@ -10,6 +10,7 @@ const NineDice = (function () {
   const WORDS = ["プラス", "ベガス", "ブラフ", "ブベラ"];
   let who = null;      // laptop: the player tapped first
   let buzzedAt = null; // phone: when "Shout!" was tapped (this phone's clock, ms)
+  let buzzedRound = 0; // ... in which round (a buzz never carries over to the next roll)
   let picked = 0;      // which best hand's dice are outlined on the photo
   let pickedRoll = null;
 
@@ -90,6 +91,10 @@ const NineDice = (function () {
         class: l.correct ? "right" : "wrong", "data-testid": "shout-line-" + i, text: l.text[LANG] || l.text.en }))));
     }
     const mine = me(ctx.table);
+    if (!s.round_open || roundNumber(s) !== buzzedRound) buzzedAt = null;
+    const buzzed = (view.aids && view.aids.buzzed) || [];
+    if (buzzed.length && s.round_open) parts.push(el("p", { class: "notice", "data-testid": "shout-buzzed",
+      text: fill(t("shout_buzzed"), { players: buzzed.join(", ") }) }));
     if (claim) {
       parts.push(el("div", { class: "claim", "data-testid": "shout-claim" },
         el("p", { text: fill(t("shout_colour"), { player: claim.player, hand: claim.hand }) }),
@@ -114,14 +119,17 @@ const NineDice = (function () {
         }
       } else if (open.includes(mine)) {
         if (buzzedAt === null) {
+          // The first tap holds Mina's place in the order at once; the hand follows.
           parts.push(el("button", { class: "primary big buzz", "data-testid": "shout-buzz",
-            onclick: () => { buzzedAt = Date.now(); render(view, ctx); } }, t("shout_buzz")));
+            onclick: () => { buzzedAt = Date.now(); buzzedRound = roundNumber(s); render(view, ctx);
+              ctx.send({ type: "shout", player: mine, tapped_at: buzzedAt, sent_at: Date.now() }); } }, t("shout_buzz")));
           parts.push(el("p", { class: "help", text: t("shout_buzz_help") }));
         } else {
           const at = buzzedAt;
           parts.push(el("div", { class: "field" }, el("span", { text: `${mine} — ${t("shout_hand")}` }),
             ...handGrid(view, (hand) => { buzzedAt = null; ctx.send({ type: "shout", player: mine, hand, tapped_at: at, sent_at: Date.now() }); })));
-          parts.push(el("button", { "data-testid": "shout-cancel", onclick: () => { buzzedAt = null; render(view, ctx); } }, t("shout_cancel")));
+          parts.push(el("button", { "data-testid": "shout-cancel", onclick: () => { buzzedAt = null; render(view, ctx);
+            ctx.send({ type: "shout", player: mine, cancel: true }); } }, t("shout_cancel")));
         }
       }
     }
