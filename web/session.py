@@ -34,12 +34,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from referee.errors import MalformedEvent, MalformedLog, Misread, RefereeError
+from referee.errors import MalformedEvent, MalformedLog, Misread, OutOfOrder, RefereeError
 from referee.game import State
 from referee.log import GameLog
 from referee.replay import ReplayError, replay, rules_for, start
@@ -176,6 +176,9 @@ class Sessions:
         #: The table, and the event count it waited at, that the camera was last asked to
         #: read for: one camera, several tables, and each reads only what it asked for.
         self.camera_owner: tuple[str, int] | None = None
+        #: Called with a table's id whenever the camera is asked to read for that table, so
+        #: it reads with that table's reader view (its profile: :mod:`web.teaching`).
+        self.reader_view: Callable[[str], None] | None = None
         self._unsubscribe = camera.subscribe(self._on_camera)
 
     def _on_camera(self, kind: str, data: JSON) -> None:
@@ -289,6 +292,8 @@ class TableSession:
 
     def _hint_camera(self, hint: JSON) -> None:
         try:
+            if self.sessions.reader_view is not None:
+                self.sessions.reader_view(self.id)
             self.sessions.camera.expect(self.record.game, hint)
         except Exception:  # a hint only: the table must go on whatever the camera does with it
             log.exception("camera hint failed")
@@ -452,6 +457,7 @@ class TableSession:
                 if raw.get("cancel") is True:
                     self._buzzed = [b for b in self._buzzed if b is not held]
                 elif held is None:
+                    self._check_buzz(str(player))
                     self._buzzed.append(_Buzz(tap, received, None, str(player)))
                 self._turns.notify_all()
                 self._changed()
@@ -475,6 +481,20 @@ class TableSession:
         assert entry.result is not None
         return entry.result
 
+    def _check_buzz(self, player: str) -> None:
+        """A buzz is refused as its shout would be: no round open, or the player has shouted."""
+        from referee.nine_dice import AlreadyShouted
+        from referee.nine_dice import State as NineState
+
+        _, state = self.load()
+        assert isinstance(state, NineState)
+        if not state.round_open:
+            raise OutOfOrder("shout", "no round is open: roll the dice and read the table first",
+                             "ラウンドが始まっていません。先にダイスを振って読み取ってください")
+        done = next((s for s in state.shouts if s.player == player), None)
+        if done is not None:
+            raise AlreadyShouted(player, str(done.hand))
+
     def _score_in_turn(self) -> None:
         """Score waiting shouts in tap order, up to the first buzz still without its hand
         (a buzz older than :data:`~web.shouts.BUZZ_HOLD_S` gives its place up)."""
@@ -491,6 +511,8 @@ class TableSession:
             except RefereeError as err:
                 buzz.error = err
             self._turns.notify_all()
+            if not self.load()[1].to_json().get("round_open"):  # the round is won: no buzz waits any more
+                self._buzzed = [b for b in self._buzzed if b.raw is not None]
 
     def _score_shout(self, raw: Mapping[str, Any]) -> JSON:
         from referee.nine_dice import ColourNeeded

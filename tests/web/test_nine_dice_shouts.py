@@ -183,3 +183,18 @@ def test_a_buzz_gives_its_place_up_when_cancelled_or_too_old(app: Any, tables: T
     view = tables.act(tid, {"type": "shout", "player": "Mina", "hand": "黒プラス"})  # waits, then Ann's place lapses
     assert 0.3 < time.monotonic() - t0 < 3 and view["state"]["rounds"][-1]["winner"] == "Mina"
     assert view["aids"]["buzzed"] == []
+
+
+def test_a_buzz_is_refused_as_its_shout_would_be(tables: Tables) -> None:
+    tid = tables.create("nine-dice", ["Ben", "Mina"])
+    r = tables.client.post(f"/api/tables/{tid}/actions", json={"type": "shout", "player": "Ben", "tapped_at": 1, "sent_at": 1},
+                           headers=tables.headers())
+    assert r.status_code == 409 and r.json["error"]["code"] == "out_of_order"  # no roll yet
+    tables.reveal(tid, objects(KURO_PURASU))
+    tables.act(tid, {"type": "shout", "player": "Ben", "hand": "白プラス"})
+    r = tables.client.post(f"/api/tables/{tid}/actions", json={"type": "shout", "player": "Ben", "tapped_at": 1, "sent_at": 1},
+                           headers=tables.headers())
+    assert r.status_code == 409 and r.json["error"]["code"] == "already_shouted"
+    r = tables.client.post(f"/api/tables/{tid}/actions", json={"type": "shout", "player": "Zed", "tapped_at": 1, "sent_at": 1},
+                           headers=tables.headers())
+    assert r.status_code in (400, 409) and r.json["error"]["code"] == "unknown_player"
