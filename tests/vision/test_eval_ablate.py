@@ -9,7 +9,7 @@ import pytest
 
 from tests.vision import tiny_reader as tiny
 from tests.vision.test_evaluate import write_tiny_set
-from vision.evaluate import ABLATIONS, ablated
+from vision.evaluate import ABLATIONS, CONTROL, ablated
 from vision.reader import Step
 from web.cli import main
 
@@ -61,7 +61,8 @@ def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, 
     table = json.loads(capsys.readouterr().out)
     assert table == json.loads((out / "ablation.json").read_text(encoding="utf-8"))
     steps = {row["step"]: row for row in table["steps"]}
-    assert set(steps) | set(table["not_in_read_path"]) == set(ABLATIONS)
+    assert set(steps) | set(table["not_in_read_path"]) == {*ABLATIONS, CONTROL}
+    assert all(v in (0.0, None) for v in steps[CONTROL]["delta"].values())  # the same reader, read again
     assert "mirror" in table["not_in_read_path"] and "second-look" in steps
     assert table["images"] == 2 and table["headline"]["found"] == 1.0
     assert all(isinstance(row["ms"], float) for row in steps.values())
