@@ -307,6 +307,7 @@ class LivePipeline:
         # with a card model also has a dice-only view, which saves the card stages' time.
         self._kinds: frozenset[str] = frozenset({"die"})
         self._vocabulary: Any = None
+        self._profile: Any = None  # a table's reader profile on top of the reader (see use_profile())
         self._full_reader: Reader = reader
         self._dice_reader = _dice_only(reader)
         self._cards_reader = _without_mirror(reader)
@@ -470,12 +471,29 @@ class LivePipeline:
             self._kinds = wanted
             if vocabulary == self._vocabulary:
                 return
-        restrict = getattr(self.reader, "with_vocabulary", None)
-        full = self.reader if restrict is None else restrict(vocabulary)  # VocabularyError before anything changes
+        self._use(vocabulary, self._profile)
+
+    def use_profile(self, profile: Any) -> None:
+        """Read dice with a table's reader profile (:mod:`vision.profile`) from now on, with
+        the vocabulary :meth:`watch` set; None reads with the reader as it was given. Raises
+        :class:`~vision.profile.ProfileError` for a profile made for other base models,
+        before anything changes. A reader without ``with_profile`` (a test double) reads as before."""
+        with self._cond:
+            if profile is self._profile:
+                return
+        self._use(self._vocabulary, profile)
+
+    def _use(self, vocabulary: Any, profile: Any) -> None:
+        reader = self.reader
+        with_profile = getattr(reader, "with_profile", None)
+        if profile is not None and with_profile is not None:
+            reader = with_profile(profile)  # ProfileError before anything changes
+        restrict = getattr(reader, "with_vocabulary", None)
+        full = reader if restrict is None else restrict(vocabulary)  # VocabularyError before anything changes
         dice = _dice_only(full)
         closer = closer_reader(dice) if self.closer_look else None
         with self._reader_lock, self._cond:
-            self._vocabulary = vocabulary
+            self._vocabulary, self._profile = vocabulary, profile
             self._full_reader, self._dice_reader, self._closer_reader = full, dice, closer
             self._cards_reader = _without_mirror(full)
 

@@ -188,6 +188,11 @@ class PipelineCamera:
         if specs:
             self.pipeline.show(specs)
 
+    def use_profile(self, profile: Any) -> None:
+        """Read with the reader profile of the table the camera reads for now (None: the reader
+        as the server was started); see :meth:`~vision.pipeline.LivePipeline.use_profile`."""
+        self.pipeline.use_profile(profile)
+
     def keep(self) -> None:
         """With the demo source: the reveal was read, so it stays on the table (no re-roll)."""
         source = self._demo_source()
