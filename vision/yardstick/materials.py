@@ -167,7 +167,7 @@ def die_material(name: str, design: DiceDesign, atlas: Image.Image, mask: Image.
     nt.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
     if design.finish is Finish.GLOSSY:
         bsdf.inputs["Roughness"].default_value = rng.uniform(0.08, 0.2)
-        bsdf.inputs["Coat Weight"].default_value = rng.uniform(0.2, 0.6)
+        bsdf.inputs["Coat Weight"].default_value = rng.uniform(0.1, 0.4)
     elif design.finish is Finish.MATTE:
         bsdf.inputs["Roughness"].default_value = rng.uniform(0.45, 0.65)
     else:

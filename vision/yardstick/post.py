@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 KEY = 0.18  # mid-grey the auto exposure aims the log-average luminance at
+HIGHLIGHT = 1.0  # linear level (before the shoulder) the bright end of the frame is kept under
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,12 @@ def develop(linear: np.ndarray, sensor: Sensor, rng: np.random.Generator) -> np.
     h, w = img.shape[:2]
     lum = 0.2126 * img[..., 0] + 0.7152 * img[..., 1] + 0.0722 * img[..., 2]
     logavg = float(np.exp(np.mean(np.log(lum + 1e-4))))
-    img = img * (KEY * sensor.exposure_bias / max(logavg, 1e-6))
+    gain = KEY * sensor.exposure_bias / max(logavg, 1e-6)
+    # Highlight-protecting metering, as webcams' auto exposure does: the brightest 0.05 % of the frame
+    # (white dice on a dark cloth, a lit card) stays under the clip, so ink on white stays visible.
+    bright = float(np.percentile(lum, 99.95))
+    gain = min(gain, HIGHLIGHT / max(bright, 1e-6))
+    img = img * gain
     yy, xx = np.mgrid[0:h, 0:w]
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
     img = img * (1.0 - sensor.vignette * r2)[..., None]

@@ -198,21 +198,23 @@ def _lighting(rng: random.Random) -> tuple[str, post.Sensor]:
                (far[0] * 0.8, far[1] * 0.8, rng.uniform(1.2, 1.8)), size=0.05)
         ambient = 0.04
         dim = True
-    else:  # overhead-glare: a small bright fixture straight above, specular spots on glossy dice
-        _light("fixture", "AREA", rng.uniform(60, 150), rng.uniform(4500, 6500),
-               (rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15), rng.uniform(0.9, 1.3)), size=rng.uniform(0.1, 0.25))
-        ambient = 0.12
+    else:  # overhead-glare: a small bright fixture above the table, specular spots on the glossy dice under it
+        a = rng.uniform(0, 2 * math.pi)
+        r = rng.uniform(0.15, 0.45)
+        _light("fixture", "AREA", rng.uniform(40, 100), rng.uniform(4500, 6500),
+               (r * math.cos(a), r * math.sin(a), rng.uniform(0.9, 1.3)), size=rng.uniform(0.1, 0.25))
+        ambient = 0.2
     tint = materials.kelvin_rgb(rng.uniform(3500, 7000))
     bg.inputs["Color"].default_value = (tint[0] * 0.6, tint[1] * 0.6, tint[2] * 0.6, 1.0)
     bg.inputs["Strength"].default_value = ambient
     bpy.context.scene.world = world
     sensor = post.Sensor(
         exposure_bias=rng.uniform(0.55, 0.8) if dim else rng.uniform(0.8, 1.25),
-        full_well=rng.uniform(120, 300) if dim else rng.uniform(600, 1800),
+        full_well=rng.uniform(250, 500) if dim else rng.uniform(700, 2000),
         read_noise=rng.uniform(2.0, 5.0),
         softness=rng.uniform(0.4, 0.9),
         vignette=rng.uniform(0.05, 0.35),
-        shake_px=rng.uniform(2.0, 7.0) if rng.random() < 0.12 else 0.0,
+        shake_px=rng.uniform(1.5, 4.0) if rng.random() < 0.12 else 0.0,
         shake_angle=rng.uniform(0, math.pi),
     )
     return name, sensor
