@@ -30,7 +30,7 @@ PROFILE_FILE = "profile.json"
 # ruled out stays within reach of a few taught dice, and the features stay bounded.
 LOG_FLOOR = 1e-4
 # The pull towards the identity, worth this many taught dice: chosen by the teaching curve
-# on the real tray's train photos under camera shifts (MODEL_CARD.md, "Teaching a table's set").
+# on the real tray's train photos under a warm cast (MODEL_CARD.md, "Teaching a table's set").
 L2_PULL = 2.0
 FIT_STEPS = 300
 FIT_RATE = 0.05
@@ -79,12 +79,14 @@ class Recalibration:
 
     @classmethod
     def fit(
-        cls, classes: Sequence[str], p: np.ndarray, targets: np.ndarray, pull: float = L2_PULL,
+        cls, classes: Sequence[str], p: np.ndarray, targets: np.ndarray, pull: float | None = None,
         steps: int = FIT_STEPS, rate: float = FIT_RATE,
     ) -> Recalibration:
         """Fit on probabilities ``p`` (N x K) whose true classes are ``targets`` (N indices):
         the summed cross-entropy plus ``pull`` times the squared distance from the identity
-        (so the identity weighs as much as ``pull`` dice, whatever N), by Adam.
+        (so the identity weighs as much as ``pull`` dice, whatever N), by Adam. Only the
+        weights among the taught classes move (measured: with every weight free, one photo
+        that misses some faces read those faces worse).
         Deterministic: the same data gives the same layer.
 
         >>> p = np.array([[0.4, 0.6], [0.45, 0.55], [0.1, 0.9]] * 4)
@@ -92,6 +94,7 @@ class Recalibration:
         >>> r.apply(np.array([[0.42, 0.58]])).argmax(axis=1).tolist(), r.apply(np.array([[0.1, 0.9]])).argmax(axis=1).tolist()
         ([0], [1])
         """
+        pull = L2_PULL if pull is None else pull
         k = len(classes)
         x = _features(np.asarray(p))
         t = np.asarray(targets, np.int64)
@@ -103,13 +106,18 @@ class Recalibration:
             return cls(tuple(classes), w, b)
         onehot = np.eye(k)[t]
         n = float(len(t))
+        # Only the taught faces' weights move: a face the teaching never showed keeps the base
+        # reader's reading of it, and is weighed by the others as before.
+        seen = np.zeros(k, bool)
+        seen[t] = True
+        mask = np.outer(seen, seen)
         m_w, v_w, m_b, v_b = np.zeros_like(w), np.zeros_like(w), np.zeros_like(b), np.zeros_like(b)
         beta1, beta2, eps = 0.9, 0.999, 1e-8
         for step in range(1, steps + 1):
             q = _softmax(x @ w.T + b)
             g = (q - onehot) / n
-            g_w = g.T @ x + 2.0 * (pull / n) * (w - eye)
-            g_b = g.sum(axis=0) + 2.0 * (pull / n) * b
+            g_w = (g.T @ x + 2.0 * (pull / n) * (w - eye)) * mask
+            g_b = (g.sum(axis=0) + 2.0 * (pull / n) * b) * seen
             m_w = beta1 * m_w + (1 - beta1) * g_w
             v_w = beta2 * v_w + (1 - beta2) * g_w**2
             m_b = beta1 * m_b + (1 - beta1) * g_b

@@ -22,7 +22,7 @@ import numpy as np
 from vision.boxes import greedy_match
 from vision.detections import NOT_AN_INDEX
 from vision.datasets import LabelledImage
-from vision.profile import L2_PULL, Profile, Recalibration
+from vision.profile import Profile, Recalibration
 from vision.reader import DiceReader, as_bgr
 
 # A label's box is matched to the reader's box over the same die at this IoU: labels are
@@ -96,7 +96,7 @@ def taught_dice(reader: DiceReader, photo: LabelledImage, image: np.ndarray) -> 
 
 
 def fit_profile(
-    reader: DiceReader, examples: TaughtDice, photos: int, counts: Counter[str], pull: float = L2_PULL
+    reader: DiceReader, examples: TaughtDice, photos: int, counts: Counter[str], pull: float | None = None
 ) -> Profile:
     """A profile for ``reader``'s base models from the taught examples (``pull``: see
     :meth:`~vision.profile.Recalibration.fit`)."""
@@ -111,7 +111,7 @@ def fit_profile(
 
 
 def teach(
-    reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.ndarray]], pull: float = L2_PULL
+    reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.ndarray]], pull: float | None = None
 ) -> Profile:
     """A profile taught by labelled photos with their pixels, for ``reader``'s base models."""
     spec = reader.manifest.classifier

@@ -174,3 +174,16 @@ def test_held_out_scores_a_profile_on_photos_it_was_not_taught_from(table):
     twice = held_out(reader, [(photo, pixels), (photo, pixels)])
     assert twice is not None and twice.dice == 8 and twice.sure_right > 2 * base.sure_right
     assert twice.accuracy == twice.sure_right / 8 and twice.to_json()["dice"] == 8
+
+
+def test_teach_curve_scores_each_count_on_the_same_held_out_photos(table, capsys):
+    line = table["labels"].read_text(encoding="utf-8")
+    table["labels"].write_text(line * 4, encoding="utf-8")
+    status = main(["teach-curve", str(table["labels"]), "--models", str(table["models"]), "--counts", "1,2", "--json"])
+    assert status == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out["rows"]
+    assert out["held_photos"] == 2 and [r["taught"] for r in rows] == [0, 1, 2]
+    assert rows[0]["accuracy"] == 0.75 and rows[1]["accuracy"] == 1.0 and rows[1]["confidently_wrong"] == 0.0
+    assert main(["teach-curve", str(table["labels"]), "--models", str(table["models"]), "--counts", "4"]) == 2
+    assert "leave none to score" in capsys.readouterr().err
