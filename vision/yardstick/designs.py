@@ -206,7 +206,7 @@ def _dice_designs() -> tuple[DiceDesign, ...]:
         DiceDesign("pn-ring-blue", pn, "test",
                    pin456_kinds((_BLUE,), (_WHITE,)),
                    Shape.ROUNDED, 0.14, (15.0, 16.0), Marking.ENGRAVED, Finish.MATTE, "ring", 1.1),
-        DiceDesign("pn-drop-ivory", pn, "test",
+        DiceDesign("pn-hex-ivory", pn, "test",
                    pin456_kinds((_accent(_IVORY, _WHEEL_RED),), (_BLACK,)),
                    Shape.BEVELLED, 0.05, (15.0, 16.0), Marking.PRINTED, Finish.GLOSSY, "hex", 0.95, big_red_one=True),
     )
