@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +23,17 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed as HTTPMethodNot
 from referee.errors import RefereeError
 from referee.replay import ReplayError
 
+from web import teach_api
 from web.bus import Bus
 from web.camera import NoCamera, TableCamera
 from web.context import Context, ServerConfig, ctx, lang
 from web.errors import MethodNotAllowed, NotFound, TooLarge, WebError, http_status
 from web.i18n import bundle, text
+from web.profiles import ProfileLibrary
 from web.security import check_host_header
 from web.session import Sessions
 from web.store import Store
+from web.teaching import TableTeaching, Teacher
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +55,13 @@ def _config(config: ServerConfig | Mapping[str, Any]) -> ServerConfig:
     return ServerConfig(**values)
 
 
-def create_app(config: ServerConfig | Mapping[str, Any], camera: TableCamera | None = None) -> Flask:
+def create_app(config: ServerConfig | Mapping[str, Any], camera: TableCamera | None = None,
+               teach_reader: Callable[[], Any] | None = None) -> Flask:
     """The dashboard for ``config`` (a :class:`ServerConfig` or a mapping of its fields).
 
     ``camera`` is anything following :class:`~web.camera.TableCamera` (default: no camera);
-    the caller starts and stops it.
+    the caller starts and stops it. ``teach_reader`` loads the base dice reader that teaches
+    tables' profiles (:mod:`web.teaching`; None: profiles are kept but not taught).
     """
     cfg = _config(config)
     app = Flask(__name__, static_folder="static", template_folder="templates")
@@ -75,6 +80,8 @@ def create_app(config: ServerConfig | Mapping[str, Any], camera: TableCamera | N
 
     app.register_blueprint(api_bp)
     app.register_blueprint(pages_bp)
+    profiles = ProfileLibrary(cfg.data_dir)
+    teach_api.install(app, TableTeaching(sessions, profiles, Teacher(profiles, teach_reader)))
 
     @app.before_request
     def _host() -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from web.teach_i18n import TEACH_STRINGS
+
 LANGUAGES = ("en", "ja")
 
 GAME_NAMES = {
@@ -181,6 +183,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "reread_or_correct": {"en": "Re-read, or tap a die or card on the photo to correct it.",
                           "ja": "読み直すか、写真のダイスやカードをタップして修正してください。"},
 }
+
+STRINGS.update(TEACH_STRINGS)
 
 #: Token names in the shout lines (web/shouts.py).
 TOKEN_NAMES: dict[str, dict[str, str]] = {

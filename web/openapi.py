@@ -47,6 +47,82 @@ def _body(schema: JSON, description: str, required: bool = True) -> JSON:
     return {"required": required, "description": description, "content": {"application/json": {"schema": schema}}}
 
 
+_PROFILE_ID = {"name": "profile_id", "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[0-9a-f]{10}$"}}
+_ENTRY_ID = {"name": "entry_id", "in": "path", "required": True, "schema": {"type": "integer"}}
+_NAME = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 40}}}
+
+
+def _teaching(change: list[JSON], read: list[JSON]) -> JSON:
+    """Reader profiles and teaching a table its set (docs/teach.md, :mod:`web.teaching`)."""
+    profile = [_PROFILE_ID, _LANG]
+    teaching = _json(_ref("Teaching"), "The table's teaching")
+    return {
+        "/api/profiles": {
+            "get": {"summary": "List the reader profiles (newest first)",
+                    "responses": {"200": _json({"type": "array", "items": _ref("Profile")}, "Profiles")}},
+            "post": {"summary": "Create an empty, named reader profile (host computer only when exposed)",
+                     "parameters": [_LANG], "requestBody": _body(_NAME, "Its name"),
+                     "responses": {"201": _json(_ref("Profile"), "The new profile"), **_errors(400, 403, 413, 415)}}},
+        "/api/profiles/import": {"post": {
+            "summary": "Import a profile file (a zip made by export) as a new profile, fitted again for this "
+                       "server's models (host computer only when exposed)",
+            "description": "The body is the zip itself (Content-Type: application/zip), at most 64 MB. Refused, "
+                           "keeping nothing, unless it holds only meta.json, labels.jsonl, profile.json and "
+                           "photos/<sha256>.<ext>, each photo named by its content and readable, and every labels "
+                           "line as `tableref teach` takes it.",
+            "parameters": [_LANG, {"name": "name", "in": "query", "required": False, "schema": {"type": "string"},
+                                   "description": "Name of the new profile (default: the file's)"}],
+            "requestBody": {"required": True, "description": "The profile file",
+                            "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
+            "responses": {"201": _json(_ref("Profile"), "The imported profile"), **_errors(400, 403, 413, 415)}}},
+        "/api/profiles/{profile_id}": {
+            "get": {"summary": "One reader profile, with its held-out score", "parameters": profile,
+                    "responses": {"200": _json(_ref("Profile"), "Profile"), **_errors(404)}},
+            "delete": {"summary": "Delete a reader profile and its photos (host computer only when exposed)",
+                       "parameters": profile,
+                       "responses": {"200": _json({"type": "object"}, "Deleted"), **_errors(403, 404)}}},
+        "/api/profiles/{profile_id}/rename": {"post": {
+            "summary": "Rename a reader profile (host computer only when exposed)", "parameters": profile,
+            "requestBody": _body(_NAME, "The new name"),
+            "responses": {"200": _json(_ref("Profile"), "Profile"), **_errors(400, 403, 404, 413, 415)}}},
+        "/api/profiles/{profile_id}/export": {"get": {
+            "summary": "The profile as a file: a zip of its name, labels, fitted profile and photos "
+                       "(host computer only when exposed)", "parameters": profile,
+            "responses": {"200": {"description": "zip", "content": {"application/zip": {
+                "schema": {"type": "string", "format": "binary"}}}}, **_errors(403, 404)}}},
+        "/api/tables/{table_id}/teaching": {
+            "get": {"summary": "The table's teaching: its profile, held-out score, ready, the photo waiting, "
+                               "photos taught", "parameters": read,
+                    "responses": {"200": teaching, **_errors(404)}},
+            "post": {"summary": "Choose the table's profile (`profile`: an id or null) and whether play teaches "
+                                "it (`learn`); the table remembers both",
+                     "parameters": change, "requestBody": _body({"type": "object", "properties": {
+                         "profile": {"type": "string", "nullable": True}, "learn": {"type": "boolean"}}}, "Settings"),
+                     "responses": {"200": teaching, **_errors(400, 403, 404, 409, 413, 415)}}},
+        "/api/tables/{table_id}/teaching/read": {"post": {
+            "summary": "Read the table's still frame with its profile for teaching (the demo source rolls every die)",
+            "parameters": change, "requestBody": _body({"type": "object"}, "Empty object", False),
+            "responses": {"200": teaching, **_errors(403, 404, 409, 415)}}},
+        "/api/tables/{table_id}/teaching/photo.jpg": {"get": {
+            "summary": "The photo waiting to be confirmed (boxes are in its pixel coordinates)",
+            "parameters": [_TABLE_ID, {"name": "id", "in": "query", "required": False, "schema": {"type": "integer"}}],
+            "responses": {"200": {"description": "JPEG", "content": {"image/jpeg": {
+                "schema": {"type": "string", "format": "binary"}}}}, **_errors(404)}}},
+        "/api/tables/{table_id}/teaching/confirm": {"post": {
+            "summary": "Keep the waiting photo with its reading as confirmed or corrected in the table's profile, "
+                       "and fit the profile again; acknowledged once the photo and its labels are on disk",
+            "parameters": change, "requestBody": _body({"type": "object", "required": ["photo", "objects"], "properties": {
+                "photo": {"type": "integer"}, "objects": {"type": "array", "items": _ref("Object")}}},
+                "The waiting photo's id and every die (or card) on it"),
+            "responses": {"200": teaching, **_errors(400, 403, 404, 409, 413, 415)}}},
+        "/api/tables/{table_id}/teaching/{entry_id}/undo": {"post": {
+            "summary": "Take back one photo the table taught (its labels before come back, or it leaves the "
+                       "profile), and fit the profile again",
+            "parameters": [*change, _ENTRY_ID], "requestBody": _body({"type": "object"}, "Empty object", False),
+            "responses": {"200": teaching, **_errors(403, 404, 409, 415)}}},
+    }
+
+
 def document() -> JSON:
     change = [_TABLE_ID, _TOKEN, _LANG]
     read = [_TABLE_ID, _LANG]
@@ -156,6 +232,7 @@ def document() -> JSON:
             "parameters": read,
             "responses": {"200": {"description": "text/event-stream", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                           **_errors(404)}}},
+        **_teaching(change, read),
         "/api/openapi.json": {"get": {
             "summary": "This document", "responses": {"200": _json({"type": "object"}, "OpenAPI 3 document")}}},
         "/stream.mjpg": {"get": {
@@ -226,6 +303,26 @@ def document() -> JSON:
             "changes": {"type": "array", "items": {"type": "object", "properties": {
                 "index": {"type": "integer"}, "face": {"type": "string"}, "colour": {"type": "string", "nullable": True},
                 "remove": {"type": "boolean"}, "add": _ref("Object")}}}}},
+        "Profile": {"type": "object", "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"}, "created": {"type": "string"},
+            "photos": {"type": "integer", "description": "Photos kept (taught)"},
+            "objects": {"type": "integer", "description": "Dice the fitted profile was taught"},
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "Taught dice by face"},
+            "held_out": {"type": "object", "nullable": True, "description":
+                         "How a profile taught on the other photos reads each photo (5 folds): dice, found, "
+                         "sure_right, sure_wrong, accuracy, confidently_wrong; `current` when for the photos kept now, "
+                         "`computing` while a newer score is computed in the background"},
+            "ready": {"type": "boolean", "description": "At least 10 photos, held-out accuracy >= 98 % and "
+                                                        "confidently wrong <= 0.5 % (in a table's teaching only)"}}},
+        "Teaching": {"type": "object", "properties": {
+            "table": {"type": "string"}, "profile": {"allOf": [_ref("Profile")], "nullable": True},
+            "learn": {"type": "boolean", "description": "Confirmed reveals and corrections teach the profile during play"},
+            "pending": {"type": "object", "nullable": True, "description":
+                        "The photo read for teaching, waiting to be confirmed: id, width, height, objects, photo (URL)"},
+            "taught": {"type": "array", "items": obj, "description":
+                       "Photos taught, newest first: id, created, profile, photo, source (teach, reveal, correction), "
+                       "reading, undone, can_undo"},
+            "ready_when": obj}},
         "Odds": {"type": "object", "properties": {
             "player": {"type": "string"}, "own": {"type": "array", "items": {"type": "string"}},
             "unseen": {"type": "integer"}, "bid": {"type": "object", "nullable": True},

@@ -139,6 +139,14 @@ def _camera(
     return PipelineCamera(pipeline), f"reader {dict(reader.info).get('name', 'loaded')}"
 
 
+def _teach_reader(models: Path | None) -> Any:
+    """The base dice reader that teaches tables' profiles (:mod:`web.teaching`): loaded when a
+    table first teaches, apart from the live reader, whose models it shares on disk."""
+    from vision.reader import load_reader
+
+    return load_reader(models, cards=False)
+
+
 def run(args: argparse.Namespace) -> int:
     from werkzeug.serving import make_server
 
@@ -162,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     if profile is not None:
         reader_note += f", profile {args.profile} ({profile.photos} photos)"
     config = ServerConfig(data_dir=data, host=args.host, port=args.port, mjpeg_fps=args.fps, public_url=args.public_url)
-    app = create_app(config, camera)
+    app = create_app(config, camera, teach_reader=lambda: _teach_reader(args.models))
     try:
         server = make_server(args.host, args.port, app, threaded=True)
     except (OSError, SystemExit) as err:  # werkzeug exits on a port in use, after saying so
