@@ -14,6 +14,7 @@ import numpy as np
 
 KEY = 0.18  # mid-grey the auto exposure aims the log-average luminance at
 HIGHLIGHT = 1.0  # linear level (before the shoulder) the bright end of the frame is kept under
+MAX_PROTECT = 0.5  # the highlight metering may darken the frame by one stop at most
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,9 @@ def develop(linear: np.ndarray, sensor: Sensor, rng: np.random.Generator) -> np.
     # Highlight-protecting metering, as webcams' auto exposure does: the brightest 0.05 % of the frame
     # (white dice on a dark cloth, a lit card) stays under the clip, so ink on white stays visible.
     bright = float(np.percentile(lum, 99.95))
-    gain = min(gain, HIGHLIGHT / max(bright, 1e-6))
+    # At most one stop darker than the average metering would choose, so a glare spot on a glossy
+    # table does not black out the frame.
+    gain = max(min(gain, HIGHLIGHT / max(bright, 1e-6)), gain * MAX_PROTECT)
     img = img * gain
     yy, xx = np.mgrid[0:h, 0:w]
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
