@@ -48,7 +48,6 @@ from vision.profile import PROFILE_FILE, Profile, ProfileError
 from vision.profile_store import LABELS_FILE, PHOTOS, label_line, write_atomic
 from vision.reader import DiceReader
 from vision.teach import HeldOut, TaughtDice, fit_profile, held_out, taught_dice
-from web.camera import reveal_hint
 from web.errors import BadRequest
 from web.profile_errors import (
     AlreadyUndone,
@@ -63,7 +62,7 @@ from web.profile_errors import (
 from web.profiles import ProfileLibrary, labels_lines, line_image
 from web.readings import MAX_OBJECTS, from_reading, object_kind, parse_object
 from web.session import Sessions, TableSession, no_settled_reading
-from web.store import TaughtRecord, UnknownTable
+from web.store import TaughtRecord
 
 JSON = dict[str, Any]
 log = logging.getLogger(__name__)
@@ -527,11 +526,8 @@ class TableTeaching:
     def _teach(self, table_id: str, pid: str, jpeg: bytes, objects: Sequence[Mapping[str, Any]], source: str,
                reading_id: int | None) -> TaughtRecord:
         photo, before, after = self.teacher.add(pid, jpeg, objects)
-        try:
-            entry = self.store.add_taught(table_id, profile=pid, photo=photo, source=source, reading_id=reading_id,
-                                          labels=after, before=before)
-        except UnknownTable:
-            raise
+        entry = self.store.add_taught(table_id, profile=pid, photo=photo, source=source, reading_id=reading_id,
+                                      labels=after, before=before)
         self._refitted(pid)
         self.sessions.bus.publish(table_id, "taught", {"entry": entry.to_json()})
         return entry
@@ -543,10 +539,6 @@ class TableTeaching:
             raise TaughtNotFound(table=table.id, entry=entry_id)
         if entry.undone is not None:
             raise AlreadyUndone()
-        try:
-            self.library.path(entry.profile)
-        except ProfileNotFound:
-            raise
         self.teacher.take_back(entry.profile, entry.photo, entry.labels, entry.before)
         self.store.mark_untaught(entry.id)
         self._refitted(entry.profile)
