@@ -37,6 +37,7 @@ from vision.backends import PRECISIONS, available_backends
 from vision.datasets import image_files
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
+from vision.profile import Profile, ProfileError
 from vision.reader import DEFAULT_MODEL_DIR, load_reader
 from vision.stages import SECOND_LOOK, classify_crops
 
@@ -60,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-ultralytics", action="store_true", help="skip the PyTorch comparison")
     parser.add_argument("--no-cards", action="store_true", help="skip the 20 dice + 3 cards frame")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the numbers here")
+    parser.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                        help="also time the reads with this table's profile (tableref teach), beside those without")
 
 
 def fit_frame(image: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -199,6 +202,14 @@ def run(args: argparse.Namespace) -> int:
             readers.setdefault(label, reader)
     some = next(iter(readers.values()))
     results["reader"] = some.info
+    profile = None
+    if args.profile is not None:
+        try:
+            profile = Profile.load(args.profile)
+            profile.check_base(some.base_models)
+        except ProfileError as exc:
+            print(f"tableref bench: --profile {args.profile}: {exc}", file=sys.stderr)
+            return 2
     det = some.manifest.detector
     ultra = None
     if not args.no_ultralytics:
@@ -224,6 +235,9 @@ def run(args: argparse.Namespace) -> int:
             fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: classify_crops(
                 r.classifier, r.manifest.classifier, f, boxes)
             fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
+            if profile is not None:
+                fns[b + "_profile"] = reader.without_cards().with_profile(profile).read
+                fns[b + "_second_look_profile"] = reader.without_cards().with_look(SECOND_LOOK).with_profile(profile).read
             if reader.manifest.detector.mirror:
                 unmirrored = reader.without_cards().without_mirror()
                 fns[b + "_no_mirror"] = unmirrored.read
@@ -259,6 +273,12 @@ def run(args: argparse.Namespace) -> int:
             again = row[b + "_second_look"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
                   f"(the same reads with a second look at borderline dice: what tableref read does by default)")
+            for plain, taught in ((b, b + "_profile"), (b + "_second_look", b + "_second_look_profile")):
+                if taught in row:
+                    t = row[taught]
+                    print(f"  reader/{b:<17} median {t['median_ms']:6.1f} ms  p90 {t['p90_ms']:6.1f} ms   "
+                          f"(those {'photo ' if 'second' in plain else 'live '}reads with the profile: "
+                          f"{t['median_ms'] / row[plain]['median_ms']:.3f}x the time without)")
             if b + "_second_look_no_second_opinion" in row:
                 n = row[b + "_second_look_no_second_opinion"]
                 print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
