@@ -101,6 +101,9 @@ class ProfileLibrary:
     def __init__(self, data_dir: Path) -> None:
         self.root = Path(data_dir) / "profiles"
         self.root.mkdir(parents=True, exist_ok=True)
+        for left in self.root.glob(".*-*"):  # an import, a teaching or a deletion a crash cut short
+            if left.is_dir() and left.name.split("-", 1)[0] in (".import", ".incoming", ".deleted"):
+                shutil.rmtree(left, ignore_errors=True)
         self._locks: dict[str, threading.RLock] = {}
         self._guard = threading.Lock()
         self._loaded: dict[str, tuple[tuple[int, int], Profile]] = {}
