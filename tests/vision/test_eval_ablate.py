@@ -49,6 +49,7 @@ def test_ablate_one_step_scores_with_that_view(tiny_set, tmp_path: Path, capsys)
     assert json.loads((out / "metrics.json").read_text(encoding="utf-8"))["reader"]["skipped"] == ["vouching"]
     assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "mirror"]) == 0
     assert "this reader has no such step" in capsys.readouterr().err
+    assert main(["eval", str(data), "--models", str(models), "--repeat", "0"]) == 2
 
 
 def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, capsys) -> None:
@@ -57,7 +58,7 @@ def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, 
     assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "all"]) == 0
     text = capsys.readouterr().out
     assert "whole reader" in text and "- no-die-drop" in text and "not in this reader's read path: " in text
-    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "all", "--json"]) == 0
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "all", "--json", "--repeat", "2"]) == 0
     table = json.loads(capsys.readouterr().out)
     assert table == json.loads((out / "ablation.json").read_text(encoding="utf-8"))
     steps = {row["step"]: row for row in table["steps"]}
