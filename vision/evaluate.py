@@ -80,6 +80,8 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
     ...
     ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, mirror, card-closer-look, card-body, card-turns, card-specialists
     """
+    if step not in ABLATIONS:
+        raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
     views: dict[str, Callable[[], DiceReader]] = {
         "second-look": reader.without_second_look,
         "second-opinion": reader.without_second_opinion,
@@ -96,9 +98,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
         "card-body": reader.without_card_body,
         "card-turns": reader.without_card_turns,
         "card-specialists": reader.without_card_specialists,
-    } if reader is not None else {}
-    if step not in ABLATIONS:
-        raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
+    }
     return views[step]()
 
 
