@@ -156,6 +156,9 @@ class Profile:
     photos: int
     objects: int
     counts: Mapping[str, int]
+    # The detector's thresholds (found, sure, vouched) times this: a set the detector finds
+    # less surely than its training sets (small dice, another body) is found at lower scores.
+    detector_scale: float = 1.0
 
     def check_base(self, base: Mapping[str, str]) -> None:
         """Raise :class:`ProfileError` unless ``base`` (the loaded reader's models) is the set
@@ -167,7 +170,7 @@ class Profile:
 
     def to_json(self) -> dict[str, Any]:
         return {"format": PROFILE_FORMAT, "base": dict(self.base), "photos": self.photos, "objects": self.objects,
-                "counts": dict(self.counts), "faces": self.faces.to_json(),
+                "counts": dict(self.counts), "detector_scale": self.detector_scale, "faces": self.faces.to_json(),
                 "colours": None if self.colours is None else self.colours.to_json()}
 
     @classmethod
@@ -178,7 +181,10 @@ class Profile:
         if not isinstance(base, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in base.items()):
             raise ProfileError("a profile must name its base models")
         counts = data.get("counts") or {}
-        return cls(base=dict(base), faces=Recalibration.from_json(data.get("faces")),
+        scale = data.get("detector_scale", 1.0)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0.0 < scale <= 1.0:
+            raise ProfileError("detector_scale must be a number in (0, 1]")
+        return cls(base=dict(base), faces=Recalibration.from_json(data.get("faces")), detector_scale=float(scale),
                    colours=None if data.get("colours") is None else Recalibration.from_json(data["colours"]),
                    photos=int(data.get("photos", 0)), objects=int(data.get("objects", 0)),
                    counts={str(k): int(v) for k, v in counts.items()})
