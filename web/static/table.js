@@ -134,8 +134,9 @@
     // Drop selections that are no longer possible.
     for (const f of Object.keys(sel)) if (!matching(actions, { [f]: sel[f] }).length) delete sel[f];
     const group = el("div", { class: "action-group", "data-testid": "action-" + type });
-    group.append(el("h3", { text: fieldText(type) }));
     const allSingle = fields.every((f) => new Set(actions.map((a) => key(a[f]))).size === 1);
+    // A move with nothing to choose is its button alone: a heading would say the same words again.
+    if (!(actions.length === 1 && allSingle)) group.append(el("h3", { text: fieldText(type) }));
     if (actions.length === 1 && allSingle) {
       const a = actions[0];
       const who = a.player || "";
