@@ -134,6 +134,10 @@ VALID: dict[str, list[dict[str, Any]]] = {
         {"who": "Mina", "changes": [{"index": 0, "face": "5"}, {"add": {"kind": "die", "face": "4", "colour": "red"}},
                                     {"index": 1, "remove": True}, {"index": 2, "colour": "blue"}]}],
     "/api/tables/{table_id}/odds": [{"player": "Wanjin", "dice": ["4", "4", "wheel"]}],
+    "/api/profiles": [{"name": "Kitchen table"}],
+    "/api/profiles/{profile_id}/rename": [{"name": "Club night"}],
+    "/api/tables/{table_id}/teaching": [{"profile": None, "learn": True}],
+    "/api/tables/{table_id}/teaching/confirm": [{"photo": 1, "objects": READING["reading"]["objects"]}],
 }
 DEEP = "__deep__"
 
@@ -192,7 +196,8 @@ def _seed(client: Any) -> dict[str, Any]:
     r = client.post(f"/api/tables/{liars}/reveal", json={"reading": {"objects": objects}})
     assert r.status_code == 200, r.json
     doubt = client.post("/api/tables", json={"game": "doubt", "players": ["A", "B", "C"]}).json["table"]["id"]
-    return {"tables": [liars, doubt], "reading": int(r.json["reading"]["id"])}
+    profile = client.post("/api/profiles", json={"name": "Fuzz"}).json["id"]
+    return {"tables": [liars, doubt], "reading": int(r.json["reading"]["id"]), "profile": profile}
 
 
 @pytest.fixture(scope="module")
@@ -209,11 +214,15 @@ def seeded(tmp_path_factory: Any) -> Iterator[tuple[Any, dict[str, Any]]]:
 def _reseed(client: Any, seeds: dict[str, Any]) -> None:
     if any(client.get(f"/api/tables/{t}").status_code == 404 for t in seeds["tables"]):
         seeds.update(_seed(client))
+    elif client.get(f"/api/profiles/{seeds['profile']}").status_code == 404:
+        seeds["profile"] = client.post("/api/profiles", json={"name": "Fuzz"}).json["id"]
 
 
 def _path_value(name: str, seeds: dict[str, Any]) -> st.SearchStrategy[str]:
     if name == "table_id":
         return mostly(st.sampled_from(seeds["tables"]), TEXT | st.sampled_from(["0000000000", "..", "%2e%2e", "a/b"]))
+    if name == "profile_id":
+        return mostly(st.just(seeds["profile"]), TEXT | st.sampled_from(["0000000000", "..", "%2e%2e", "a/b"]))
     if name == "reading_id":
         edges = st.sampled_from([2**63 - 1, 2**63, 2**64, 10**40, 0]).map(str)
         others = NUMBERS.map(lambda n: str(n) if isinstance(n, int) else repr(n)) | TEXT
