@@ -271,23 +271,26 @@ class Teacher:
 
     # --- held-out score ----------------------------------------------------------------
 
+    def _digest(self, pid: str) -> str | None:
+        """What the profile's labels are now (None: it keeps no photo, or is gone)."""
+        try:
+            return hashlib.sha256((self.library.path(pid) / LABELS_FILE).read_bytes()).hexdigest()
+        except (FileNotFoundError, ProfileNotFound):
+            return None
+
     def held_out(self, pid: str) -> JSON | None:
         """How well the profile reads photos held out from its teaching: the last score
         computed, ``current`` when it is for the labels kept now; a newer one is started in
         the background when it is not. None before two photos are kept."""
         path = self.library.path(pid)
-        try:
-            digest = hashlib.sha256((path / LABELS_FILE).read_bytes()).hexdigest()
-        except FileNotFoundError:
-            return None
-        photos = len(labels_lines(path))
-        if photos < 2:
+        digest = self._digest(pid)
+        if digest is None or len(labels_lines(path)) < 2:
             return None
         with self._held_lock:
             state = self._held.get(pid)
             if (state is None or state.digest != digest) and pid not in self._running:
                 self._running.add(pid)
-                threading.Thread(target=self._score, args=(pid,), name=f"held-out-{pid}", daemon=True).start()
+                threading.Thread(target=self._score, args=(pid, digest), name=f"held-out-{pid}", daemon=True).start()
             computing = pid in self._running
         out: JSON = {"current": state is not None and state.digest == digest, "computing": computing,
                      "error": None if state is None else state.error}
@@ -297,38 +300,37 @@ class Teacher:
 
     def held_out_result(self, pid: str) -> HeldOut | None:
         """The held-out score of the labels kept now, if it was computed."""
-        try:
-            digest = hashlib.sha256((self.library.path(pid) / LABELS_FILE).read_bytes()).hexdigest()
-        except (FileNotFoundError, ProfileNotFound):
-            return None
+        digest = self._digest(pid)
         state = self._held.get(pid)
-        return state.result if state is not None and state.digest == digest else None
+        return state.result if digest is not None and state is not None and state.digest == digest else None
 
-    def _score(self, pid: str) -> None:
+    def _score(self, pid: str, digest: str) -> None:
+        """Score the labels ``digest``, and again while they changed meanwhile."""
         try:
             while True:
-                try:
-                    with self.library.lock(pid):
-                        path = self.library.path(pid)
-                        digest = hashlib.sha256((path / LABELS_FILE).read_bytes()).hexdigest()
-                        kept = self.library.folder(pid).kept()
-                        photos = [(p, read_image(str(p.path))) for p in kept]
-                    with self._score_lock:
-                        state = HeldOutState(digest, held_out(self.reader("score"), photos))
-                except Exception as exc:  # a photo gone meanwhile, no reader ...: say so, try again when asked
-                    log.info("held-out score of profile %s failed: %s", pid, exc)
-                    state = HeldOutState(digest if "digest" in locals() else "", None, f"{type(exc).__name__}: {exc}"[:200])
+                state = self._score_once(pid, digest)
                 with self._held_lock:
                     self._held[pid] = state
-                try:
-                    now_digest = hashlib.sha256((self.library.path(pid) / LABELS_FILE).read_bytes()).hexdigest()
-                except (FileNotFoundError, ProfileNotFound):
+                now = self._digest(pid)
+                if now is None or now == state.digest:
                     return
-                if now_digest == state.digest or state.error is not None:
-                    return
+                digest = now
         finally:
             with self._held_lock:
                 self._running.discard(pid)
+
+    def _score_once(self, pid: str, digest: str) -> HeldOutState:
+        try:
+            with self.library.lock(pid):  # the files as they are together; decoded and read after
+                digest = self._digest(pid) or digest
+                kept = self.library.folder(pid).kept()
+                data = [p.path.read_bytes() for p in kept]
+            photos = [(p, decode_image(d)) for p, d in zip(kept, data)]
+            with self._score_lock:
+                return HeldOutState(digest, held_out(self.reader("score"), photos))
+        except Exception as exc:  # no reader, a damaged photo ...: said once, for these labels
+            log.info("held-out score of profile %s failed: %s", pid, exc)
+            return HeldOutState(digest, None, f"{type(exc).__name__}: {exc}"[:200])
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Wait for background held-out scores to finish (tests, shutdown)."""

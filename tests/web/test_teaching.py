@@ -273,6 +273,44 @@ def test_a_server_without_a_reader_keeps_profiles_but_cannot_teach(tmp_path: Pat
         app.extensions["tableref"].store.close()
 
 
+def test_confirm_refuses_labels_teach_would_refuse_and_keeps_nothing(client: Any, app: Any, camera: TeachCamera,
+                                                                     reader: Any) -> None:
+    tid = new_table(client)
+    pid = new_profile(client)
+    client.post(f"/api/tables/{tid}/teaching", json={"profile": pid})
+    camera.show_roll(reader, 1)
+    pending = client.post(f"/api/tables/{tid}/teaching/read", json={}).json["pending"]
+    good = confirmed(pending["objects"])
+    for objects, says in (("x", "objects must be a list"), ([{**good[0], "box": [600, 400, 700, 470]}], "outside"),
+                          ([{**good[0], "box": [0, 0, 0, 0]}], "needs its box"), ([{**good[0], "face": ""}], "face")):
+        r = client.post(f"/api/tables/{tid}/teaching/confirm", json={"photo": pending["id"], "objects": objects})
+        assert r.status_code == 400 and says in r.json["error"]["message"], r.json
+    for photo in (True, str(pending["id"]), None):
+        r = client.post(f"/api/tables/{tid}/teaching/confirm", json={"photo": photo, "objects": good})
+        assert r.status_code == 409, r.json
+    assert teaching(app).library.describe(pid)["photos"] == 0
+    assert client.post(f"/api/tables/{tid}/teaching/confirm", json={"photo": pending["id"], "objects": good}).status_code == 200
+
+
+def test_a_doubt_table_keeps_the_cards_it_is_shown(client: Any, app: Any, camera: TeachCamera) -> None:
+    from teach_support import jpeg
+    from vision.detections import Detection, Reading
+
+    tid = client.post("/api/tables", json={"game": "doubt", "players": ["A", "B", "C"]}).json["table"]["id"]
+    pid = new_profile(client, "Old deck")
+    client.post(f"/api/tables/{tid}/teaching", json={"profile": pid})
+    cards = (Detection("card", "QS", None, (100.0, 100.0, 160.0, 190.0), 0.9),
+             Detection("card", "10H", None, (300.0, 100.0, 360.0, 190.0), 0.9),
+             Detection("die", "4", None, (500.0, 300.0, 530.0, 330.0), 0.9))
+    camera.show(Reading(cards, tiny.FRAME_W, tiny.FRAME_H, 5.0), jpeg(7))
+    pending = client.post(f"/api/tables/{tid}/teaching/read", json={}).json["pending"]
+    assert [o["face"] for o in pending["objects"]] == ["QS", "10H"]  # a die beside the deck is no part of it
+    r = client.post(f"/api/tables/{tid}/teaching/confirm", json={"photo": pending["id"], "objects": pending["objects"]})
+    assert r.status_code == 200 and r.json["profile"]["photos"] == 1
+    line = json.loads((teaching(app).library.path(pid) / LABELS_FILE).read_text(encoding="utf-8"))
+    assert [(o["kind"], o["face"]) for o in line["objects"]] == [("card", "QS"), ("card", "10H")]
+
+
 # --- profile files ------------------------------------------------------------------------
 
 
