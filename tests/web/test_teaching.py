@@ -433,3 +433,46 @@ def test_doctests(name: str) -> None:
     import importlib
 
     assert doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_exposed_profiles_are_the_hosts_and_teaching_needs_the_table_token(tmp_path: Path, models: Path) -> None:
+    from web.app import create_app
+
+    phone_env = {"REMOTE_ADDR": "192.168.1.23"}
+    app = create_app({"data_dir": tmp_path / "data", "host": "0.0.0.0", "settle_wait_s": 0.0}, TeachCamera())
+    try:
+        host, phone = app.test_client(), app.test_client()
+        made = host.post("/api/tables", json={"game": "liars-dice", "players": ["A", "B"]}).json
+        tid, token = made["table"]["id"], made["token"]
+        pid = new_profile(host)
+        for method, url, kwargs in (("post", "/api/profiles", {"json": {"name": "x"}}),
+                                    ("post", f"/api/profiles/{pid}/rename", {"json": {"name": "x"}}),
+                                    ("delete", f"/api/profiles/{pid}", {}), ("get", f"/api/profiles/{pid}/export", {}),
+                                    ("post", "/api/profiles/import", {"data": b"PK", "content_type": "application/zip"})):
+            r = getattr(phone, method)(url, environ_base=phone_env, **kwargs)
+            assert r.status_code == 403 and r.json["error"]["code"] == "host_only", url
+        for url, body in ((f"/api/tables/{tid}/teaching", {"profile": pid}), (f"/api/tables/{tid}/teaching/read", {}),
+                          (f"/api/tables/{tid}/teaching/confirm", {"photo": 1, "objects": []}),
+                          (f"/api/tables/{tid}/teaching/1/undo", {})):
+            r = phone.post(url, json=body, environ_base=phone_env)
+            assert r.status_code == 403 and r.json["error"]["code"] == "token_required", url
+        r = phone.post(f"/api/tables/{tid}/teaching", json={"profile": pid}, headers={"X-Table-Token": token},
+                       environ_base=phone_env)
+        assert r.status_code == 200 and r.json["profile"]["id"] == pid
+        page = phone.get(f"/t/{tid}/teach?token={token}", environ_base=phone_env)
+        assert page.status_code == 200 and b'data-host="false"' in page.data and token.encode() in page.data
+        assert token.encode() not in phone.get(f"/t/{tid}/teach", environ_base=phone_env).data
+    finally:
+        teaching(app).close()
+        app.extensions["tableref"].store.close()
+
+
+def test_the_teaching_page_and_the_table_pages_link_in_both_languages(client: Any) -> None:
+    tid = new_table(client)
+    assert client.get("/t/0000000000/teach").status_code == 404
+    page = client.get(f"/t/{tid}/teach?lang=ja").get_data(as_text=True)
+    assert "このセットをtablerefに教える" in page and "振ってから読み取る" in page and 'data-host="true"' in page
+    page = client.get(f"/t/{tid}/teach?lang=en").get_data(as_text=True)
+    assert "Teach tableref this set" in page and "Roll, then read" in page
+    table = client.get(f"/t/{tid}?lang=ja").get_data(as_text=True)
+    assert f'href="/t/{tid}/teach"' in table and "このセットを教える" in table
