@@ -179,6 +179,9 @@ class Sessions:
         #: Called with a table's id whenever the camera is asked to read for that table, so
         #: it reads with that table's reader view (its profile: :mod:`web.teaching`).
         self.reader_view: Callable[[str], None] | None = None
+        #: When the camera last settled a reading taken for something other than a reveal (a
+        #: teaching roll): a reveal takes only a newer one, never that roll.
+        self.camera_used_until = 0.0
         self._unsubscribe = camera.subscribe(self._on_camera)
 
     def _on_camera(self, kind: str, data: JSON) -> None:
@@ -564,11 +567,12 @@ class TableSession:
             return {"undone": popped.body, "view": self.view()}
 
     def _take(self, reading: Any, since: float) -> tuple[ParsedReading, bytes | None, str]:
-        """The reading sent with the request, else the camera's settled one (newer than ``since``)."""
+        """The reading sent with the request, else the camera's settled one (newer than ``since``,
+        and than any the camera read for something else: :attr:`Sessions.camera_used_until`)."""
         if reading is not None:
             return parse_reading(reading, self.record.game), None, "manual"
         camera = self.sessions.camera
-        settled = camera.settled_after(since, timeout=self.sessions.settle_wait)
+        settled = camera.settled_after(max(since, self.sessions.camera_used_until), timeout=self.sessions.settle_wait)
         if settled is None:
             raise no_settled_reading(camera)
         return from_reading(settled.reading, self.record.game), settled.jpeg, "camera"

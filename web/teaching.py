@@ -487,6 +487,7 @@ class TableTeaching:
         settled = camera.settled_after(time.time(), timeout=max(self.sessions.settle_wait, self.teach_wait_s))
         if settled is None or settled.jpeg is None:
             raise no_settled_reading(camera)
+        self.sessions.camera_used_until = max(self.sessions.camera_used_until, settled.at)
         try:  # the roll stays on the table until the page asks for the next one
             camera.keep()
         except Exception:

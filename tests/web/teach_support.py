@@ -36,8 +36,10 @@ def jpeg(mark: int) -> bytes:
 
 
 class TeachCamera(ScriptedCamera):
-    """A scripted camera whose settled reading is always the newest shown (a teaching read
-    asks for one newer than its request), and which remembers the profiles it was given."""
+    """A scripted camera whose scene shown settles a moment later (a teaching read asks for a
+    reading newer than its request), and which remembers the profiles it was given."""
+
+    SETTLES_IN_S = 5.0
 
     def __init__(self) -> None:
         super().__init__()
@@ -46,12 +48,9 @@ class TeachCamera(ScriptedCamera):
     def use_profile(self, profile: Any) -> None:
         self.profiles.append(profile)
 
-    def settled_after(self, t: float, timeout: float) -> Settled | None:
-        return self._settled
-
     def show(self, reading: Reading, photo: bytes) -> None:
         seq = (self._settled.seq if self._settled else 0) + 1
-        self._settled = Settled(reading, photo, time.time(), seq)
+        self._settled = Settled(reading, photo, time.time() + self.SETTLES_IN_S, seq)
 
     def show_roll(self, reader: DiceReader, mark: int) -> None:
         """The tiny scene number ``mark``, read by ``reader``."""

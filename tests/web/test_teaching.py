@@ -139,6 +139,23 @@ def test_a_confirmed_correction_teaches_the_profile_and_the_live_reader_reads_wi
     assert camera.profiles == [profile]
 
 
+def test_a_reveal_never_takes_the_teaching_roll(client: Any, app: Any, camera: TeachCamera, reader: Any) -> None:
+    from teach_support import jpeg
+
+    tables = Tables(client)
+    tid = tables.create("liars-dice", ["Wanjin", "Saewoon"])
+    client.post(f"/api/tables/{tid}/teaching", json={"profile": new_profile(client)})
+    for event in ({"type": "start", "opener": "Wanjin"}, {"type": "bid", "player": "Wanjin", "quantity": 2, "face": "4"},
+                  {"type": "challenge", "player": "Saewoon"}):
+        tables.act(tid, event)
+    camera.show(liars_reading(["4", "2", "3", "5", "6", "wheel", "2", "3", "5", "6"]), jpeg(1))
+    assert client.post(f"/api/tables/{tid}/teaching/read", json={}).json["pending"] is not None
+    r = client.post(f"/api/tables/{tid}/reveal", json={}, headers=tables.headers())
+    assert r.status_code == 409 and r.json["error"]["code"] == "no_settled_reading"
+    camera.show(liars_reading(["4", "2", "3", "5", "6", "wheel", "2", "3", "5", "6"]), jpeg(2))
+    assert tables.reveal(tid)["status"] == "verdict"
+
+
 def test_held_out_score_and_ready(client: Any, app: Any, camera: TeachCamera, reader: Any,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     tid = new_table(client)
