@@ -73,8 +73,9 @@ log = logging.getLogger(__name__)
 READY_PHOTOS = 10
 READY_ACCURACY = 0.98
 READY_CONFIDENTLY_WRONG = 0.005
-#: How long a teaching read waits for the dice to settle (a demo roll takes a few seconds).
-TEACH_WAIT_S = 8.0
+#: How long a teaching read waits for the dice to settle (the demo renders a roll first:
+#: several seconds on a busy 2-core machine).
+TEACH_WAIT_S = 15.0
 #: Examples kept in memory per photo and labels (one photo is a few dice: small).
 CACHE_SIZE = 5000
 
@@ -113,6 +114,18 @@ def teach_hint(game: str, players: Sequence[str]) -> JSON:
         return {"expects": "reveal", "reveal": {"count": 4, "rank": "Q",
                                                 "possible": sorted(str(c) for c in deck_cards(52))}}
     return {}
+
+
+def demo_rolling(camera: Any, deadline: float) -> None:
+    """With the demo source, wait (until ``deadline``, monotonic) for the roll just asked for
+    to be on the table: its dice rolling (``demo.truth`` None). The demo renders a roll first,
+    and until then it still shows the dice before, which a read would take. A real camera
+    shows the roll the players made before they asked: no wait."""
+    while time.monotonic() < deadline:
+        demo = camera.status().get("demo")
+        if not isinstance(demo, Mapping) or demo.get("truth") is None:
+            return
+        time.sleep(0.05)
 
 
 def label_objects(objects: Sequence[Mapping[str, Any]]) -> list[JSON]:
@@ -480,11 +493,13 @@ class TableTeaching:
         camera = self.sessions.camera
         self.apply_camera(table.id)
         self.sessions.camera_owner = None  # the teaching roll is not the reveal the table waits for
+        deadline = time.monotonic() + max(self.sessions.settle_wait, self.teach_wait_s)
         try:
             camera.expect(table.record.game, teach_hint(table.record.game, table.record.players))
         except Exception:
             log.exception("camera hint failed")
-        settled = camera.settled_after(time.time(), timeout=max(self.sessions.settle_wait, self.teach_wait_s))
+        demo_rolling(camera, deadline)
+        settled = camera.settled_after(time.time(), timeout=max(0.0, deadline - time.monotonic()))
         if settled is None or settled.jpeg is None:
             raise no_settled_reading(camera)
         self.sessions.camera_used_until = max(self.sessions.camera_used_until, settled.at)
