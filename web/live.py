@@ -136,7 +136,8 @@ class PipelineCamera:
 
     def _demo_status(self) -> JSON | None:
         """The demo's truth: ``truth`` (faces on the table now, None while dice roll),
-        ``clip_dice`` (dice in the clip playing) and ``settled`` (recent settled reveals:
+        ``clip_dice`` (dice in the clip playing), ``clip_asked`` (it shows dice a table asked
+        for, not the demo's own loop) and ``settled`` (recent settled reveals:
         ``seq``, ``at`` when emitted, ``frame_at`` when its last frame was captured,
         ``faces`` read, ``truth`` rendered). None when the source is not the demo."""
         source = self._demo_source()
@@ -146,7 +147,8 @@ class PipelineCamera:
             return None
         clip = getattr(source, "clip", None)
         return {"truth": None if source is None else _faces(source.last_truth),
-                "clip_dice": len(clip.objects) if clip is not None else 0, "settled": settled}
+                "clip_dice": len(clip.objects) if clip is not None else 0,
+                "clip_asked": bool(getattr(clip, "hinted", False)), "settled": settled}
 
     def info(self) -> JSON:
         info = getattr(self.pipeline.reader, "info", {}) or {}

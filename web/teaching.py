@@ -118,12 +118,12 @@ def teach_hint(game: str, players: Sequence[str]) -> JSON:
 
 def demo_rolling(camera: Any, deadline: float) -> None:
     """With the demo source, wait (until ``deadline``, monotonic) for the roll just asked for
-    to be on the table: its dice rolling (``demo.truth`` None). The demo renders a roll first,
-    and until then it still shows the dice before, which a read would take. A real camera
-    shows the roll the players made before they asked: no wait."""
+    to be on the table: the clip asked for, its dice rolling (``truth`` None). The demo renders
+    it first, and until then it still shows the dice before (or its own loop), which a read
+    would take. A real camera shows the roll the players made before they asked: no wait."""
     while time.monotonic() < deadline:
         demo = camera.status().get("demo")
-        if not isinstance(demo, Mapping) or demo.get("truth") is None:
+        if not isinstance(demo, Mapping) or (demo.get("truth") is None and demo.get("clip_asked", True)):
             return
         time.sleep(0.05)
 
