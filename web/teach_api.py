@@ -87,6 +87,7 @@ def rename_profile(profile_id: str) -> Response:
 def delete_profile(profile_id: str) -> Response:
     _host("delete reader profiles", "プロファイルの削除")
     library().delete(library().path(profile_id).name)
+    teaching().deleted(profile_id)
     return jsonify({"deleted": profile_id})
 
 

@@ -454,6 +454,13 @@ class TableTeaching:
             log.warning("table %s: its profile is not for these models (%s); reading without it", table_id, exc)
             use(None)
 
+    def deleted(self, pid: str) -> None:
+        """Profile ``pid`` is gone: the table the camera reads for reads without it (the tables
+        that chose it read with none)."""
+        table = self._camera_table
+        if table is not None:
+            self.apply_camera(table)
+
     def _refitted(self, pid: str) -> None:
         table = self._camera_table
         if table is not None and self.profile_id(table) == pid:

@@ -137,6 +137,9 @@ def test_a_confirmed_correction_teaches_the_profile_and_the_live_reader_reads_wi
                   {"type": "challenge", "player": "Saewoon"}):
         tables.act(tid, event)
     assert camera.profiles == [profile]
+    client.delete(f"/api/profiles/{pid}")
+    assert camera.profiles[-1] is None  # a deleted profile reads no more
+    assert client.get(f"/api/tables/{tid}/teaching").json["profile"] is None
 
 
 def test_a_reveal_never_takes_the_teaching_roll(client: Any, app: Any, camera: TeachCamera, reader: Any) -> None:
