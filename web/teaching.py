@@ -32,6 +32,7 @@ import hashlib
 import itertools
 import json
 import logging
+import os
 import secrets
 import shutil
 import threading
@@ -76,6 +77,8 @@ READY_CONFIDENTLY_WRONG = 0.005
 #: How long a teaching read waits for the dice to settle (the demo renders a roll first:
 #: several seconds on a busy 2-core machine).
 TEACH_WAIT_S = 15.0
+#: The niceness of the held-out score's thread (Linux: per thread), below the live reading.
+HELD_OUT_NICE = 10
 #: Examples kept in memory per photo and labels (one photo is a few dice: small).
 CACHE_SIZE = 5000
 
@@ -318,7 +321,13 @@ class Teacher:
         return state.result if digest is not None and state is not None and state.digest == digest else None
 
     def _score(self, pid: str, digest: str) -> None:
-        """Score the labels ``digest``, and again while they changed meanwhile."""
+        """Score the labels ``digest``, and again while they changed meanwhile, at a low CPU
+        priority: the live reading of the tables comes first (the score reader's own threads,
+        made in this thread, inherit it)."""
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HELD_OUT_NICE)
+        except (AttributeError, OSError):  # not on this system: the score just competes
+            pass
         try:
             while True:
                 state = self._score_once(pid, digest)
