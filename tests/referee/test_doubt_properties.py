@@ -291,7 +291,7 @@ def test_every_prefix_of_a_long_game_replays():
 # --- Malformed logs ------------------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 60) | st.floats(allow_nan=False) | st.text(max_size=6)
+    st.none() | st.booleans() | st.integers(-5, 60) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6)
     | st.sampled_from(["A", "10H", "QS", "Wanjin", "Mina", "play", "reveal"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
     max_leaves=12,

@@ -203,7 +203,7 @@ json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(-10, 40)
-    | st.floats(allow_nan=False)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=6)
     | st.sampled_from(["wheel", "1", "3", "W1", "start", "bid", "challenge", "reveal", *NAMES]),
     lambda inner: (

@@ -322,7 +322,7 @@ def test_thousands_of_random_playouts_end_with_a_winner() -> None:
 # --- Malformed and out-of-order logs ------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8)
     | st.sampled_from(["roll", "shout", "end_round", "Wanjin", "黒プラス", "ナシゴレン", "white", "プ", "green"]),
     lambda inner: st.lists(inner, max_size=4)
     | st.dictionaries(st.sampled_from(["type", "player", "hand", "colour", "dice", "face", "x"]) | st.text(max_size=4),
