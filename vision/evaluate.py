@@ -381,7 +381,7 @@ def report(name: str, metrics: Metrics, times: list[float], image_names: Sequenc
         f"dataset {name}: {m.images} images, {m.gt_dice} dice" + (
             f" ({m.unreadable} more labelled but not readable, not scored; {m.on_unreadable} readings on them set aside)"
             if m.unreadable else ""),
-        headline_line(m.overall, m.scenes_sure_exact, m.images),
+        headline_line(m.overall, m.scenes_sure_exact, m.scenes_with_dice),
         f"  detection  recall {_pct(m.recall)} ({m.matched}/{m.gt_dice})   precision {_pct(m.precision)} ({m.matched}/{m.predicted}; {m.extra_sure} extra read surely)   IoU >= {m.iou_threshold}",
         f"  face       accuracy {_pct(m.face_accuracy_matched)} of matched dice, {_pct(m.face_accuracy_all)} of all dice",
         f"  uncertain  {m.uncertain} flagged; confident readings right {_pct(None if not m.confident_matched else m.confident_correct / m.confident_matched)} ({m.confident_correct}/{m.confident_matched})",

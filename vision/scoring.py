@@ -7,8 +7,8 @@ not scored: a reading matching it is neither a hit nor a false alarm.
 
 The headline numbers, over the readable labelled dice: *found* (any box, sure or not),
 *sure coverage* (found and read sure), *right among the sure*, *die accuracy* (sure and
-right), *confidently wrong* (sure and wrong) and *scenes sure-exact* (every die found and
-read right and sure, nothing extra read surely); each also by face, colour, and the up
+right), *confidently wrong* (sure and wrong) and *scenes sure-exact* (of the scenes with a
+readable die: every die found and read right and sure, nothing extra read surely); each also by face, colour, and the up
 face's size in pixels (:func:`face_px_bin`).
 
 >>> from vision.detections import Detection as D
@@ -241,7 +241,8 @@ class Metrics:
     # rendered sets: (condition, found and read right), see vision.dice_conditions; empty for photos
     by_scene: tuple[tuple[str, FaceStats], ...] = ()
     sure_mistakes: tuple[SureMistake, ...] = ()  # in image order
-    scenes_sure_exact: int = 0  # every readable die found, read right and sure; nothing extra read surely
+    scenes_sure_exact: int = 0  # of scenes_with_dice: every readable die found, read right and sure; nothing extra sure
+    scenes_with_dice: int = 0  # images with a readable labelled object of the kind scored
     by_colour: tuple[tuple[str, FaceStats], ...] = ()  # labelled dice by true colour, missed ones too
     by_face_px: tuple[tuple[str, FaceStats], ...] = ()  # by the up face's size, see face_px_bin
     unreadable: int = 0  # labelled objects of this kind no reader could read (not scored)
@@ -254,7 +255,9 @@ class Metrics:
 
     @property
     def scene_sure_exact_rate(self) -> float | None:
-        return _ratio(self.scenes_sure_exact, self.images)
+        """Of the scenes with a readable labelled die, those read sure-exact (a scene with
+        none, such as a card game's, would be exact for nothing read)."""
+        return _ratio(self.scenes_sure_exact, self.scenes_with_dice)
 
     def headline(self) -> dict[str, float | None]:
         """The headline numbers (:meth:`FaceStats.headline` over every readable die, and the
@@ -333,7 +336,8 @@ class Metrics:
             "sure_mistakes": [w.to_json(image_names) for w in self.sure_mistakes],
             # the headline numbers over the readable dice, and broken down (see the module doc)
             "headline": self.headline(),
-            "scene_sure_exact": {"images": self.images, "exact": self.scenes_sure_exact, "rate": self.scene_sure_exact_rate},
+            "scene_sure_exact": {"images": self.scenes_with_dice, "exact": self.scenes_sure_exact,
+                                 "rate": self.scene_sure_exact_rate},
             "by_colour": {c: st.to_json() for c, st in self.by_colour},
             "by_face_px": {b: st.to_json() for b, st in self.by_face_px},
             "unreadable": {"labelled": self.unreadable, "read": self.on_unreadable},
@@ -433,7 +437,7 @@ def score(
     colour_miss: Counter[tuple[str, str]] = Counter()
     colour_seen: Counter[str] = Counter()
     colour_right: Counter[str] = Counter()
-    totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, sure_exact=0, unc=0, conf_n=0, conf_ok=0,
+    totals = dict(gt=0, pred=0, matched=0, correct=0, exact=0, sure_exact=0, with_=0, unc=0, conf_n=0, conf_ok=0,
                   alt_n=0, alt_ok=0, alt_faces=0)
     mistakes: list[SureMistake] = []
     for index, (g, p, m, tags, sizes) in enumerate(per_image):
@@ -487,7 +491,9 @@ def score(
                     extra_sure_here += 1
                     mistakes.append(SureMistake(index, o.box, o.face, o.score, near=_near(o, g)))
         totals["exact"] += len(m) == len(g) == len(p) and correct_here == len(g)
-        totals["sure_exact"] += sure_here == len(g) and not extra_sure_here
+        if g:
+            totals["with_"] += 1
+            totals["sure_exact"] += sure_here == len(g) and not extra_sure_here
     mistakes.sort(key=lambda w: w.image)
 
     return Metrics(
@@ -512,6 +518,7 @@ def score(
         alternatives=(totals["alt_n"], totals["alt_ok"], totals["alt_faces"]),
         sure_mistakes=tuple(mistakes),
         scenes_sure_exact=totals["sure_exact"],
+        scenes_with_dice=totals["with_"],
         by_colour=tuple(sorted(colour_by.items(), key=lambda kv: (-kv[1].gt, kv[0]))),
         by_face_px=tuple((b, st) for b, st in face_px_by.items() if st.gt),
         unreadable=unreadable,

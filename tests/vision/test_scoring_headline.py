@@ -50,6 +50,9 @@ def test_a_scene_is_sure_exact_only_with_every_die_right_and_sure_and_nothing_ex
     assert m.scenes_exact == 1  # the old rule: scene 3 as well (every die found and read, nothing extra)
     unsure_extra = score([(TRUTH[1], [die("5", 0), die("6", 20), die("2", 200, uncertain=True)])])
     assert unsure_extra.scenes_sure_exact == 1 and unsure_extra.scenes_exact == 0
+    cards_only = [([Detection("card", "7H", None, (0, 0, 10, 20), 1.0)], [])]  # a Doubt scene: no die to read
+    with_cards = score(cards_only + list(zip(TRUTH, READ)), readable=[None, *READABLE])
+    assert (with_cards.scenes_with_dice, with_cards.scenes_sure_exact) == (3, 1) and with_cards.images == 4
 
 
 def test_a_reading_on_a_die_no_one_could_read_is_neither_hit_nor_false_alarm() -> None:
