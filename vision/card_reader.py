@@ -36,6 +36,7 @@ be right, and both readings are flagged uncertain.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -51,6 +52,7 @@ from vision.card_edges import outline_between
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
+from vision.profile import Recalibration
 from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_detector
 
 # A box is dropped when the classifier finds it more likely no index than any index at all.
@@ -114,6 +116,25 @@ class CardReader:
             raise ValueError(f"card threshold must be in [0, 1], got {self.threshold}")
         if turns is not None and turns != cls.turns:  # the spec checks the count
             self.manifest = replace(manifest, classifier=replace(cls, turns=int(turns)))
+        # A table's profile (vision.profile): the rank and suit recalibrations, or None.
+        self.recalibration: tuple[Recalibration, Recalibration | None] | None = None
+
+    def _same(self, view: CardReader) -> CardReader:
+        view.recalibration = self.recalibration
+        return view
+
+    @property
+    def base_models(self) -> dict[str, str]:
+        """The card models whose readings a profile recalibrates: file -> sha256."""
+        specs = [self.manifest.detector, self.manifest.classifier, *self.manifest.specialists]
+        return {spec.file: spec.sha256 for spec in specs}
+
+    def with_recalibration(self, ranks: Recalibration | None, suits: Recalibration | None = None) -> CardReader:
+        """The same reader with a table's rank (and suit) recalibration applied to every index;
+        None: the base reading."""
+        view = copy.copy(self)
+        view.recalibration = None if ranks is None else (ranks, suits)
+        return view
 
     @property
     def turns(self) -> int:
@@ -139,22 +160,22 @@ class CardReader:
     def with_turns(self, turns: int) -> CardReader:
         """The same models, reading each index ``turns`` ways a quarter turn apart (1: once;
         what the turns cost and gain: ``tableref bench``, ``tableref eval --card-turns``)."""
-        return CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns, self.specialists,
-                          self.body)
+        return self._same(CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns,
+                                     self.specialists, self.body))
 
     def without_specialists(self) -> CardReader:
         """The same models without the suit specialist (what it costs and gains)."""
         if not self.specialists:
             return self
-        return CardReader(replace(self.manifest, specialists=()), self.detector, self.classifier, self.threshold,
-                          body=self.body)
+        return self._same(CardReader(replace(self.manifest, specialists=()), self.detector, self.classifier,
+                                     self.threshold, body=self.body))
 
     def without_body(self) -> CardReader:
         """The same models without the card body classifier: cards read from their corners alone."""
         if self.body is None:
             return self
-        return CardReader(replace(self.manifest, body=None), self.detector, self.classifier, self.threshold,
-                          specialists=self.specialists)
+        return self._same(CardReader(replace(self.manifest, body=None), self.detector, self.classifier,
+                                     self.threshold, specialists=self.specialists))
 
     @property
     def imgsz(self) -> int:
@@ -178,8 +199,8 @@ class CardReader:
             raise ValueError(f"card detector input size must be a positive multiple of {det.stride}, got {imgsz}")
         if imgsz == det.imgsz:
             return self
-        return CardReader(replace(self.manifest, detector=replace(det, imgsz=int(imgsz))), self.detector,
-                          self.classifier, self.threshold, specialists=self.specialists, body=self.body)
+        return self._same(CardReader(replace(self.manifest, detector=replace(det, imgsz=int(imgsz))), self.detector,
+                                     self.classifier, self.threshold, specialists=self.specialists, body=self.body))
 
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
@@ -198,6 +219,16 @@ class CardReader:
         on validation renders the mean of four readings was right more often, and more often
         sure, than one (see the model card). A suit specialist then chooses within each colour
         (:func:`share_suits`)."""
+        rank_p, suit_p = self.classify_base(image, boxes)
+        if self.recalibration is not None and len(rank_p):
+            ranks, suits = self.recalibration
+            rank_p = ranks.apply(rank_p)
+            if suits is not None:
+                suit_p = suits.apply(suit_p)
+        return rank_p, suit_p
+
+    def classify_base(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`classify` without the table's profile."""
         rank_p, suit_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)
         for model, spec in zip(self.specialists, self.manifest.specialists):
             suit_p = share_suits(suit_p, spec.faces, classify_crops(model, spec, image, boxes)[0])

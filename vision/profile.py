@@ -36,6 +36,14 @@ FIT_STEPS = 300
 FIT_RATE = 0.05
 
 
+def _names(data: Any) -> dict[str, str] | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise ProfileError("a profile must name its base models by file and sha256")
+    return dict(data)
+
+
 class ProfileError(ValueError):
     """A profile folder is missing, malformed, or made for other base models; the message says which."""
 
@@ -159,6 +167,11 @@ class Profile:
     # The detector's thresholds (found, sure, vouched) times this: a set the detector finds
     # less surely than its training sets (small dice, another body) is found at lower scores.
     detector_scale: float = 1.0
+    # The deck: corner-index rank (and suit) recalibrations, and the card models they were
+    # fitted for (file -> sha256); None where no card was taught.
+    ranks: Recalibration | None = None
+    suits: Recalibration | None = None
+    card_base: Mapping[str, str] | None = None
 
     def check_base(self, base: Mapping[str, str]) -> None:
         """Raise :class:`ProfileError` unless ``base`` (the loaded reader's models) is the set
@@ -168,10 +181,19 @@ class Profile:
             raise ProfileError("this profile was made for other base models (" + theirs + "); "
                                "re-teach it with `tableref teach --profile DIR`")
 
+    def check_cards(self, base: Mapping[str, str]) -> None:
+        """Raise :class:`ProfileError` when the profile was taught a deck for other card models."""
+        if self.ranks is not None and dict(base) != dict(self.card_base or {}):
+            raise ProfileError("this profile's deck was taught for other card models; "
+                               "re-teach it with `tableref teach --profile DIR`")
+
     def to_json(self) -> dict[str, Any]:
         return {"format": PROFILE_FORMAT, "base": dict(self.base), "photos": self.photos, "objects": self.objects,
                 "counts": dict(self.counts), "detector_scale": self.detector_scale, "faces": self.faces.to_json(),
-                "colours": None if self.colours is None else self.colours.to_json()}
+                "colours": None if self.colours is None else self.colours.to_json(),
+                "ranks": None if self.ranks is None else self.ranks.to_json(),
+                "suits": None if self.suits is None else self.suits.to_json(),
+                "card_base": None if self.card_base is None else dict(self.card_base)}
 
     @classmethod
     def from_json(cls, data: Any) -> Profile:
@@ -186,6 +208,9 @@ class Profile:
             raise ProfileError("detector_scale must be a number in (0, 1]")
         return cls(base=dict(base), faces=Recalibration.from_json(data.get("faces")), detector_scale=float(scale),
                    colours=None if data.get("colours") is None else Recalibration.from_json(data["colours"]),
+                   ranks=None if data.get("ranks") is None else Recalibration.from_json(data["ranks"]),
+                   suits=None if data.get("suits") is None else Recalibration.from_json(data["suits"]),
+                   card_base=_names(data.get("card_base")),
                    photos=int(data.get("photos", 0)), objects=int(data.get("objects", 0)),
                    counts={str(k): int(v) for k, v in counts.items()})
 

@@ -265,8 +265,15 @@ class DiceReader:
         was made for other base models. None: the base reading."""
         if profile is not None:
             profile.check_base(self.base_models)
+        cards = self.cards
+        if cards is not None:
+            if profile is not None:
+                profile.check_cards(cards.base_models)
+            cards = cards.with_recalibration(None if profile is None else profile.ranks,
+                                             None if profile is None else profile.suits)
         base = self if self.profile is None else self.with_detector_scale(1.0 / self.profile.detector_scale)
         view = base.with_detector_scale(1.0 if profile is None else profile.detector_scale)
+        view.cards = cards
         view.profile = profile
         return view
 

@@ -20,8 +20,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from vision.boxes import greedy_match
-from vision.detections import NOT_AN_INDEX
+from vision.card_reader import CardReader
 from vision.datasets import LabelledImage
+from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX
 from vision.profile import Profile, Recalibration
 from vision.reader import DiceReader, as_bgr
 
@@ -100,6 +101,65 @@ def taught_dice(reader: DiceReader, photo: LabelledImage, image: np.ndarray, sca
                       np.asarray(colour_p, np.float32), np.array(colour_targets, np.int64))
 
 
+@dataclass(frozen=True)
+class TaughtIndices:
+    """The base card reader's rank and suit probabilities for a deck's corner indices, and
+    what each truly is (suit -1 for a box that is no index)."""
+
+    rank_p: np.ndarray
+    ranks: np.ndarray
+    suit_p: np.ndarray
+    suits: np.ndarray
+
+
+def taught_indices(cards: CardReader, photo: LabelledImage, image: np.ndarray) -> TaughtIndices | None:
+    """The corner indices one labelled photo gives: every index box the base card reader finds
+    inside a labelled card (its whole box) is that card's rank and suit; one inside no card
+    and on no die is no index (when the classifier has that class). None: the photo labels no card."""
+    labelled = [o for k, o in enumerate(photo.objects) if o.kind == "card" and photo.is_readable(k) and o.face]
+    if not labelled:
+        return None
+    image = as_bgr(image)
+    cards.prepare(*image.shape[:2])
+    found = cards.detect(image, photo=True)
+    if not len(found.boxes):
+        return None
+    rank_p, suit_p = cards.classify_base(image, found.boxes)
+    ranks, suits = [], []
+    others = [o.box for o in photo.objects if o not in labelled]
+    for box in found.boxes:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        inside = [c for c in labelled if c.box[0] <= cx <= c.box[2] and c.box[1] <= cy <= c.box[3]]
+        if len(inside) == 1:
+            face = inside[0].face
+            ranks.append(CARD_RANKS.index(face[:-1]))
+            suits.append(CARD_SUITS.index(face[-1]))
+        elif not inside and cards.rejects and not any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in others):
+            ranks.append(len(CARD_RANKS))  # the classifier's "no index"
+            suits.append(-1)
+        else:  # on two overlapping cards, or on a die or a face-down card: not taught
+            ranks.append(-2)
+            suits.append(-1)
+    keep = np.array(ranks) >= 0
+    return TaughtIndices(rank_p[keep], np.array(ranks)[keep], suit_p[keep], np.array(suits)[keep])
+
+
+def fit_deck(cards: CardReader, taught: Sequence[TaughtIndices], pull: float | None = None
+             ) -> tuple[Recalibration | None, Recalibration | None]:
+    """The rank and suit recalibrations of a deck (None, None without a taught index)."""
+    if not taught or not sum(len(t.ranks) for t in taught):
+        return None, None
+    spec = cards.manifest.classifier
+    rank_p = np.concatenate([t.rank_p for t in taught])
+    ranks = np.concatenate([t.ranks for t in taught])
+    suit_p = np.concatenate([t.suit_p for t in taught])
+    suits = np.concatenate([t.suits for t in taught])
+    rank_fit = Recalibration.fit(spec.faces, rank_p, ranks, pull)
+    known = suits >= 0
+    suit_fit = Recalibration.fit(spec.colours, suit_p[known], suits[known], pull) if known.any() else None
+    return rank_fit, suit_fit
+
+
 def fit_profile(
     reader: DiceReader, examples: TaughtDice, photos: int, counts: Counter[str], pull: float | None = None
 ) -> Profile:
@@ -126,11 +186,20 @@ def teach(
     kept, the highest on a tie."""
     photos = list(photos)
     spec = reader.manifest.classifier
-    parts, counts = [], Counter[str]()
+    parts, counts, deck = [], Counter[str](), []
     for photo, image in photos:
         parts.append(taught_dice(reader, photo, image, min(DETECTOR_SCALES)))
-        counts.update(o.face for k, o in enumerate(photo.objects) if o.kind == "die" and photo.is_readable(k))
+        counts.update(o.face for k, o in enumerate(photo.objects) if o.kind in ("die", "card")
+                      and photo.is_readable(k) and o.face)
+        if reader.cards is not None:
+            indices = taught_indices(reader.cards, photo, image)
+            if indices is not None:
+                deck.append(indices)
     profile = fit_profile(reader, TaughtDice.join(parts, len(spec.faces), len(spec.colours)), len(photos), counts, pull)
+    if reader.cards is not None:
+        ranks, suits = fit_deck(reader.cards, deck, pull)
+        if ranks is not None:
+            profile = replace(profile, ranks=ranks, suits=suits, card_base=reader.cards.base_models)
     best, best_gain = profile, None
     for scale in DETECTOR_SCALES:
         trial = replace(profile, detector_scale=scale)

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         except UnreadableImage as exc:
             return _fail(f"image {photo.path} cannot be read: {exc}")
     try:
-        reader = load_reader(args.models, backend=args.backend, cards=False).with_look(SECOND_LOOK)
+        reader = load_reader(args.models, backend=args.backend).with_look(SECOND_LOOK)
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         return _fail(f"cannot load the models: {exc}")
     try:
@@ -81,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
         folder.commit(everything, profile)
     except OSError as exc:
         return _fail(f"cannot write to {args.profile}: {exc}")
-    faces = Counter(o.face for p in everything for k, o in enumerate(p.objects)
-                    if o.kind == "die" and p.is_readable(k))
+    faces = Counter(o.face for p in everything for k, o in enumerate(p.objects) if p.is_readable(k) and o.face)
     print(json.dumps({"profile": str(args.profile), "photos": profile.photos, "objects": profile.objects,
                       "faces": dict(sorted(faces.items())), "seconds": round(time.perf_counter() - start, 2)},
                      ensure_ascii=False), flush=True)

@@ -191,3 +191,38 @@ def test_teach_curve_scores_each_count_on_the_same_held_out_photos(table, capsys
     assert rows[0]["accuracy"] == 0.5 and rows[1]["accuracy"] == 1.0 and rows[1]["confidently_wrong"] == 0.0
     assert main(["teach-curve", str(table["labels"]), "--models", str(table["models"]), "--counts", "4"]) == 2
     assert "leave none to score" in capsys.readouterr().err
+
+
+def test_a_deck_taught_with_the_dice_reads_its_unsure_index_surely(tmp_path, capsys):
+    from tests.vision import tiny_card_reader as tiny_cards
+
+    models = tiny_cards.build_onnx(tiny.build_onnx(tmp_path / "models"))
+    dice = [{"kind": "die", "face": face, "colour": colour, "box": [float(v) for v in box]}
+            for (box, _, _), face, colour in zip(tiny.DICE, TRUE_FACES, TRUE_COLOURS)]
+    cards = [{"kind": "card", "face": "QH", "box": [380, 40, 500, 200]},
+             {"kind": "card", "face": "7S", "box": [20, 380, 110, 470]},
+             {"kind": "card", "face": "KD", "box": [560, 395, 635, 475]}]  # the index read near a tie
+    lines = []
+    for k in range(4):  # four photos of the deck laid out alike (a pixel apart, so kept as four)
+        image = tiny_cards.paint(tiny.scene())
+        image[0, k] = 255
+        cv2.imwrite(str(tmp_path / f"deck-{k}.png"), image)
+        lines.append(json.dumps({"image": f"deck-{k}.png", "objects": dice + cards}))
+    photo = tmp_path / "deck-0.png"
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def kd(args: list[str]) -> dict:
+        status, out = read_json(capsys, "--models", str(models), *args, str(photo))
+        assert status == 0
+        (card,) = [o for o in out[0]["objects"] if o["kind"] == "card" and o["box"][0] > 560]
+        return card
+
+    assert kd([])["face"] == "KD" and kd([]).get("uncertain") is True
+    status = main(["teach", "--profile", str(tmp_path / "p"), "--models", str(models), str(labels)])
+    said = json.loads(capsys.readouterr().out)
+    assert status == 0 and said["photos"] == 4 and said["faces"]["KD"] == 4 and said["objects"] == 28
+    profile = Profile.load(tmp_path / "p")
+    assert profile.ranks is not None and profile.card_base and set(profile.card_base) != set(profile.base)
+    taught = kd(["--profile", str(tmp_path / "p")])
+    assert taught["face"] == "KD" and "uncertain" not in taught
