@@ -63,8 +63,9 @@ class LabelledImage:
     ``readable`` (None: every object is; a yardstick scene's die under a hand is not, and a
     reading on it is neither a hit nor a false alarm) and ``face_px``, the up face's size in
     pixels (None where not known). ``game`` and ``seed`` name the game a scene is of and the
-    seed it was drawn from; ``whole_cards`` says the card labels hold whole cards (teach
-    labels) rather than one corner index each (``tableref synth``)."""
+    seed it was drawn from, ``design`` the set of dice or deck in it; ``whole_cards`` says
+    the card labels hold whole cards (teach labels) rather than one corner index each
+    (``tableref synth``)."""
 
     path: Path
     objects: tuple[Detection, ...]
@@ -74,6 +75,7 @@ class LabelledImage:
     face_px: tuple[float | None, ...] | None = None
     game: str | None = None
     seed: int | None = None
+    design: str | None = None
     whole_cards: bool = False
 
     def is_readable(self, index: int) -> bool:
@@ -219,10 +221,12 @@ def _labels_line(raw: Any, folder: Path) -> LabelledImage:
     read = [_label_object(o, k, width, height) for k, o in enumerate(objects)]
     game = raw.get("game")
     seed = raw.get("seed")
+    design = raw.get("design")
+    _reason(design is None or isinstance(design, str), "design must be a name")
     _reason(game is None or isinstance(game, str), "game must be a name")
     _reason(seed is None or (isinstance(seed, int) and not isinstance(seed, bool)), "seed must be a whole number")
     return LabelledImage(path, tuple(o for o, _, _ in read), width, height, readable=tuple(r for _, r, _ in read),
-                         face_px=tuple(p for _, _, p in read), game=game, seed=seed, whole_cards=True)
+                         face_px=tuple(p for _, _, p in read), game=game, seed=seed, design=design, whole_cards=True)
 
 
 def load_labels(path: Path) -> tuple[LabelledImage, ...]:

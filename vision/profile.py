@@ -73,13 +73,18 @@ class Recalibration:
         k = len(classes)
         return cls(tuple(classes), np.eye(k), np.zeros(k))
 
+    @property
+    def is_identity(self) -> bool:
+        """Whether this changes nothing (a profile that chose no change)."""
+        return bool(np.array_equal(self.weight, np.eye(len(self.classes))) and not self.bias.any())
+
     def apply(self, p: np.ndarray) -> np.ndarray:
         """Recalibrated probabilities for rows of ``p`` (same classes, same order); each row
         keeps the sum it had (a head whose rows do not sum to one keeps that scale)."""
         p = np.asarray(p, np.float32)
         if p.ndim != 2 or p.shape[1] != len(self.classes):
             raise ValueError(f"expected probabilities over {len(self.classes)} classes, got shape {p.shape}")
-        if not len(p):
+        if not len(p) or self.is_identity:
             return p
         mass = p.sum(axis=1, keepdims=True)
         out = _softmax(_features(p) @ self.weight.T + self.bias)
@@ -164,9 +169,6 @@ class Profile:
     photos: int
     objects: int
     counts: Mapping[str, int]
-    # The detector's thresholds (found, sure, vouched) times this: a set the detector finds
-    # less surely than its training sets (small dice, another body) is found at lower scores.
-    detector_scale: float = 1.0
     # The deck: corner-index rank (and suit) recalibrations, and the card models they were
     # fitted for (file -> sha256); None where no card was taught.
     ranks: Recalibration | None = None
@@ -189,7 +191,7 @@ class Profile:
 
     def to_json(self) -> dict[str, Any]:
         return {"format": PROFILE_FORMAT, "base": dict(self.base), "photos": self.photos, "objects": self.objects,
-                "counts": dict(self.counts), "detector_scale": self.detector_scale, "faces": self.faces.to_json(),
+                "counts": dict(self.counts), "faces": self.faces.to_json(),
                 "colours": None if self.colours is None else self.colours.to_json(),
                 "ranks": None if self.ranks is None else self.ranks.to_json(),
                 "suits": None if self.suits is None else self.suits.to_json(),
@@ -203,10 +205,7 @@ class Profile:
         if not isinstance(base, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in base.items()):
             raise ProfileError("a profile must name its base models")
         counts = data.get("counts") or {}
-        scale = data.get("detector_scale", 1.0)
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0.0 < scale <= 1.0:
-            raise ProfileError("detector_scale must be a number in (0, 1]")
-        return cls(base=dict(base), faces=Recalibration.from_json(data.get("faces")), detector_scale=float(scale),
+        return cls(base=dict(base), faces=Recalibration.from_json(data.get("faces")),
                    colours=None if data.get("colours") is None else Recalibration.from_json(data["colours"]),
                    ranks=None if data.get("ranks") is None else Recalibration.from_json(data["ranks"]),
                    suits=None if data.get("suits") is None else Recalibration.from_json(data["suits"]),

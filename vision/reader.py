@@ -271,20 +271,9 @@ class DiceReader:
                 profile.check_cards(cards.base_models)
             cards = cards.with_recalibration(None if profile is None else profile.ranks,
                                              None if profile is None else profile.suits)
-        base = self if self.profile is None else self.with_detector_scale(1.0 / self.profile.detector_scale)
-        view = base.with_detector_scale(1.0 if profile is None else profile.detector_scale)
-        view.cards = cards
+        view = self._view(cards, self.vocabulary, self.second_look)
         view.profile = profile
         return view
-
-    def with_detector_scale(self, scale: float) -> DiceReader:
-        """The same reader with the detector's thresholds (found, sure, vouched) times ``scale``."""
-        if scale == 1.0:
-            return self._view(self.cards, self.vocabulary, self.second_look)
-        det = self.manifest.detector
-        scaled = replace(det, conf_threshold=det.conf_threshold * scale, sure_threshold=det.sure_threshold * scale,
-                         vouch_floor=None if det.vouch_floor is None else det.vouch_floor * scale)
-        return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, detector=scaled))
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""

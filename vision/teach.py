@@ -14,7 +14,7 @@ profile can be taught again from them for new base models.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,10 +29,13 @@ from vision.reader import DiceReader, as_bgr
 # A label's box is matched to the reader's box over the same die at this IoU: labels are
 # drawn by hand or projected from a render, so they need not be tight.
 MATCH_IOU = 0.3
-# The detector scales a profile may choose among (its thresholds times each), highest first.
-DETECTOR_SCALES = (1.0, 0.8, 0.6, 0.4, 0.3, 0.2)
-# In choosing the scale, one die read surely wrong costs as much as this many read surely right.
+# The pulls towards the base reading a profile chooses among (see Recalibration.fit), and
+# how: by this many cross-validation folds, one die read surely wrong costing as much as
+# WRONG_COST read surely right; below MIN_TO_CHOOSE photos there is nothing to choose by.
+PULLS = (2.0, 8.0, 32.0)
+FOLDS = 5
 WRONG_COST = 20
+MIN_TO_CHOOSE = 3
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,10 @@ class TaughtDice:
                    np.concatenate([p.colour_p for p in parts]), np.concatenate([p.colours for p in parts]))
 
 
-def taught_dice(reader: DiceReader, photo: LabelledImage, image: np.ndarray, scale: float = 1.0) -> TaughtDice:
-    """The examples one labelled photo gives (``image``: its pixels, BGR), from the boxes the
-    base detector finds at its thresholds times ``scale``."""
+def taught_dice(reader: DiceReader, photo: LabelledImage, image: np.ndarray) -> TaughtDice:
+    """The examples one labelled photo gives (``image``: its pixels, BGR)."""
     faces, colours = reader.manifest.classifier.faces, reader.manifest.classifier.colours
-    base = reader.with_profile(None).with_detector_scale(scale)
+    base = reader.with_profile(None)
     image = as_bgr(image)
     base.prepare(*image.shape[:2])
     dice = [(o, photo.is_readable(k)) for k, o in enumerate(photo.objects) if o.kind == "die"]
@@ -161,7 +163,7 @@ def fit_deck(cards: CardReader, taught: Sequence[TaughtIndices], pull: float | N
 
 
 def fit_profile(
-    reader: DiceReader, examples: TaughtDice, photos: int, counts: Counter[str], pull: float | None = None
+    reader: DiceReader, examples: TaughtDice, photos: int, counts: Mapping[str, int], pull: float | None = None
 ) -> Profile:
     """A profile for ``reader``'s base models from the taught examples (``pull``: see
     :meth:`~vision.profile.Recalibration.fit`)."""
@@ -175,39 +177,90 @@ def fit_profile(
                    objects=int(sum(counts.values())), counts=dict(counts))
 
 
+@dataclass(frozen=True)
+class TaughtPhoto:
+    """What one labelled photo teaches: its dice, its deck's corner indices (None: no card),
+    and the faces it shows (dice and cards, readable ones)."""
+
+    dice: TaughtDice
+    deck: TaughtIndices | None
+    faces: tuple[str, ...]
+
+
+def taught_photo(reader: DiceReader, photo: LabelledImage, image: np.ndarray) -> TaughtPhoto:
+    """The base reader's examples from one labelled photo (its pixels ``image``, BGR)."""
+    faces = tuple(o.face for k, o in enumerate(photo.objects)
+                  if o.kind in ("die", "card") and photo.is_readable(k) and o.face)
+    deck = None if reader.cards is None else taught_indices(reader.cards, photo, image)
+    return TaughtPhoto(taught_dice(reader, photo, image), deck, faces)
+
+
+def reading_gain(reader: DiceReader, recalibration: Recalibration | None, taught: TaughtDice) -> int:
+    """How well the dice of ``taught`` are read under ``recalibration`` (None: as the base
+    reader reads them): each read surely right counts one, each read surely as a wrong face
+    (or as a die where there is none) costs :data:`WRONG_COST`. Sure is the reader's rule: a
+    face probability at its threshold."""
+    p = taught.face_p if recalibration is None else recalibration.apply(taught.face_p)
+    if not len(p):
+        return 0
+    faces = reader.manifest.classifier.faces
+    none = faces.index(NOT_AN_INDEX) if NOT_AN_INDEX in faces else None
+    face_p = p if none is None else np.delete(p, none, axis=1)
+    columns = [i for i in range(len(faces)) if i != none]
+    best = np.array(columns)[face_p.argmax(axis=1)]
+    sure = face_p.max(axis=1) >= reader.threshold
+    is_die = taught.faces != (-1 if none is None else none)
+    right = sure & is_die & (best == taught.faces)
+    wrong = sure & ~(best == taught.faces)
+    return int(right.sum()) - WRONG_COST * int(wrong.sum())
+
+
+def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: float | None = None) -> Profile:
+    """A profile from the examples of labelled photos, for ``reader``'s base models.
+
+    ``pull`` None chooses it by cross-validation: for each of :data:`PULLS` and for no
+    change at all, every photo's dice are read (:func:`reading_gain`) under a recalibration
+    fitted on the other photos (:data:`FOLDS` interleaved parts); the best is then fitted on
+    every photo. No change wins a tie, and with fewer than :data:`MIN_TO_CHOOSE` photos
+    nothing is changed: a profile departs from the base reader only where photos it was not
+    taught from say so. The deck takes the pull the dice chose."""
+    spec = reader.manifest.classifier
+    counts = Counter(face for p in photos for face in p.faces)
+
+    def join(rows: Iterable[int]) -> TaughtDice:
+        return TaughtDice.join([photos[i].dice for i in rows], len(spec.faces), len(spec.colours))
+
+    everything = range(len(photos))
+    if pull is None and len(photos) >= MIN_TO_CHOOSE:
+        folds = min(FOLDS, len(photos))
+        gains: dict[float | None, int] = {}
+        for candidate in (None, *PULLS):
+            gain = 0
+            for k in range(folds):
+                shown = join(i for i in everything if i % folds == k)
+                if candidate is None:
+                    gain += reading_gain(reader, None, shown)
+                    continue
+                rest = join(i for i in everything if i % folds != k)
+                gain += reading_gain(reader, Recalibration.fit(spec.faces, rest.face_p, rest.faces, candidate), shown)
+            gains[candidate] = gain
+        pull = max(gains, key=lambda c: (gains[c], c is None))
+    if pull is None:  # no change
+        return Profile(base=reader.base_models, faces=Recalibration.identity(spec.faces), colours=None,
+                       photos=len(photos), objects=int(sum(counts.values())), counts=dict(counts))
+    profile = fit_profile(reader, join(everything), len(photos), counts, pull)
+    if reader.cards is not None:
+        ranks, suits = fit_deck(reader.cards, [p.deck for p in photos if p.deck is not None], pull)
+        if ranks is not None:
+            profile = replace(profile, ranks=ranks, suits=suits, card_base=reader.cards.base_models)
+    return profile
+
+
 def teach(
     reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.ndarray]], pull: float | None = None
 ) -> Profile:
-    """A profile taught by labelled photos with their pixels, for ``reader``'s base models.
-
-    The boxes are taken down to the lowest of :data:`DETECTOR_SCALES`, so that the profile
-    learns what a faint box on this table is (a die, or not); then the scale that reads the
-    taught photos best (sure and right, each sure mistake costing :data:`WRONG_COST`) is
-    kept, the highest on a tie."""
-    photos = list(photos)
-    spec = reader.manifest.classifier
-    parts, counts, deck = [], Counter[str](), []
-    for photo, image in photos:
-        parts.append(taught_dice(reader, photo, image, min(DETECTOR_SCALES)))
-        counts.update(o.face for k, o in enumerate(photo.objects) if o.kind in ("die", "card")
-                      and photo.is_readable(k) and o.face)
-        if reader.cards is not None:
-            indices = taught_indices(reader.cards, photo, image)
-            if indices is not None:
-                deck.append(indices)
-    profile = fit_profile(reader, TaughtDice.join(parts, len(spec.faces), len(spec.colours)), len(photos), counts, pull)
-    if reader.cards is not None:
-        ranks, suits = fit_deck(reader.cards, deck, pull)
-        if ranks is not None:
-            profile = replace(profile, ranks=ranks, suits=suits, card_base=reader.cards.base_models)
-    best, best_gain = profile, None
-    for scale in DETECTOR_SCALES:
-        trial = replace(profile, detector_scale=scale)
-        read = score_reading(reader.with_profile(trial), photos)
-        gain = read.sure_right - WRONG_COST * read.sure_wrong
-        if best_gain is None or gain > best_gain:
-            best, best_gain = trial, gain
-    return best
+    """A profile taught by labelled photos with their pixels (:func:`teach_examples`)."""
+    return teach_examples(reader, [taught_photo(reader, photo, image) for photo, image in photos], pull)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--held-split", default=None, help="split of --held")
     parser.add_argument("--counts", default="1,3,5,10,30", help="numbers of taught photos (default 1,3,5,10,30)")
     parser.add_argument("--camera", choices=CAMERA_NAMES, default=None, help="show every photo as this camera would")
+    parser.add_argument("--design", default=None,
+                        help="only the photos of this dice or deck design (the yardstick's labels name it)")
     parser.add_argument("--seed", type=int, default=0, help="shuffle seed (default 0)")
     parser.add_argument("--models", type=Path, default=None, metavar="DIR", help="model folder (default: models/)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
@@ -51,6 +53,10 @@ def _pixels(items: tuple[LabelledImage, ...], camera: str | None) -> Photos:
         image = read_image(str(item.path))
         out.append((item, image if shift is None else shift.apply(image)))
     return out
+
+
+def _of_design(items: tuple[LabelledImage, ...], design: str | None) -> list[LabelledImage]:
+    return [item for item in items if design is None or item.design == design]
 
 
 def unseen_faces_accuracy(reader: DiceReader, taught: Photos, held: Photos) -> HeldOut:
@@ -95,8 +101,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"tableref teach-curve: --counts {args.counts!r}: give whole numbers of photos, e.g. 1,3,5,10", file=sys.stderr)
         return 2
     try:
-        items = list(load_dataset(args.dataset, args.split))
-        held_items = None if args.held is None else list(load_dataset(args.held, args.held_split))
+        items = _of_design(load_dataset(args.dataset, args.split), args.design)
+        held_items = None if args.held is None else _of_design(load_dataset(args.held, args.held_split), args.design)
+        if not items or (held_items is not None and not held_items):
+            raise DatasetError(f"no photos of design {args.design!r}" if args.design else "no photos")
         reader = load_reader(args.models, cards=False).with_look(SECOND_LOOK)
         rng = np.random.default_rng(args.seed)
         items = [items[i] for i in rng.permutation(len(items))]

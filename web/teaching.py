@@ -37,7 +37,6 @@ import secrets
 import shutil
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -48,7 +47,7 @@ from vision.image_io import UnreadableImage, decode_image, read_image
 from vision.profile import PROFILE_FILE, Profile, ProfileError
 from vision.profile_store import LABELS_FILE, PHOTOS, label_line, write_atomic
 from vision.reader import DiceReader
-from vision.teach import HeldOut, TaughtDice, fit_profile, held_out, taught_dice
+from vision.teach import HeldOut, TaughtPhoto, held_out, taught_photo, teach_examples
 from web.errors import BadRequest
 from web.profile_errors import (
     AlreadyUndone,
@@ -171,7 +170,7 @@ class Teacher:
         self._reader_error: str | None = None
         self._fit_lock = threading.Lock()  # the fitting reader, and the examples cache
         self._score_lock = threading.Lock()  # the held-out reader
-        self._cache: dict[tuple[str, str], TaughtDice] = {}
+        self._cache: dict[tuple[str, str], TaughtPhoto] = {}
         self._held: dict[str, HeldOutState] = {}
         self._running: set[str] = set()
         self._held_lock = threading.Lock()
@@ -202,25 +201,22 @@ class Teacher:
         except NoTeachingReader:
             return None
 
-    def _examples(self, reader: DiceReader, photo: LabelledImage) -> TaughtDice:
+    def _examples(self, reader: DiceReader, photo: LabelledImage) -> TaughtPhoto:
         key = (photo.path.name, label_line(photo, ""))
         found = self._cache.get(key)
         if found is None:
-            found = taught_dice(reader, photo, read_image(str(photo.path)))
+            found = taught_photo(reader, photo, read_image(str(photo.path)))
             if len(self._cache) >= CACHE_SIZE:
                 self._cache.clear()
             self._cache[key] = found
         return found
 
     def fit(self, photos: Sequence[LabelledImage]) -> Profile:
-        """A profile fitted on ``photos`` (as :func:`vision.teach.teach` fits it)."""
+        """A profile fitted on ``photos`` as :func:`vision.teach.teach` fits it (each photo's
+        examples read once, while its labels stay the same)."""
         with self._fit_lock:
             reader = self.reader()
-            spec = reader.manifest.classifier
-            parts = [self._examples(reader, p) for p in photos]
-            counts = Counter(o.face for p in photos for k, o in enumerate(p.objects)
-                             if o.kind == "die" and p.is_readable(k))
-            return fit_profile(reader, TaughtDice.join(parts, len(spec.faces), len(spec.colours)), len(photos), counts)
+            return teach_examples(reader, [self._examples(reader, p) for p in photos])
 
     def add(self, pid: str, jpeg: bytes, objects: Sequence[Mapping[str, Any]]) -> tuple[str, str | None, str]:
         """Keep a photo (JPEG bytes) with ``objects`` as its labels in profile ``pid`` and fit

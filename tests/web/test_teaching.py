@@ -127,7 +127,8 @@ def test_a_confirmed_correction_teaches_the_profile_and_the_live_reader_reads_wi
     assert isinstance(profile, Profile) and profile.photos == 1
     (base,) = [d for d in reader.read(tiny.scene()).dice() if d.box[0] == 200.0]
     (die,) = [d for d in reader.with_profile(profile).read(tiny.scene()).dice() if d.box[0] == 200.0]
-    assert die.face == "2" and die.score > base.score + 0.1  # one photo already leans it to a 2
+    # one photo changes nothing: too few to check a change by (vision.teach.MIN_TO_CHOOSE)
+    assert die.face == base.face and die.score == pytest.approx(base.score, abs=1e-4)
     assert camera.profiles and camera.profiles[-1] is profile  # the live reader reads the table's set now
 
     # the reveal the table waits for asks the camera, and with it the table's profile
@@ -166,16 +167,16 @@ def test_held_out_score_and_ready(client: Any, app: Any, camera: TeachCamera, re
     client.post(f"/api/tables/{tid}/teaching", json={"profile": pid})
     status = teach_once(client, camera, reader, tid, 1)
     assert status["profile"]["held_out"] is None and status["profile"]["ready"] is False
-    monkeypatch.setattr(web.teaching, "READY_PHOTOS", 3)
-    for mark in (2, 3):
+    monkeypatch.setattr(web.teaching, "READY_PHOTOS", 4)
+    for mark in (2, 3, 4):
         status = teach_once(client, camera, reader, tid, mark)
-    assert status["profile"]["photos"] == 3
+    assert status["profile"]["photos"] == 4
     assert teaching(app).teacher.wait_idle(60)
     status = client.get(f"/api/tables/{tid}/teaching").json
     held = status["profile"]["held_out"]
     # 3 readable dice a photo (the red die is read unsure, so it teaches nothing), each read by
-    # a profile taught on the other photos: the grey die surely a 2
-    assert held["current"] is True and held["dice"] == 9 and held["found"] == 9
+    # a profile taught on the 3 other photos (enough to choose a change by): the grey die surely a 2
+    assert held["current"] is True and held["dice"] == 12 and held["found"] == 12
     assert held["accuracy"] == 1.0 and held["confidently_wrong"] == 0.0
     assert status["profile"]["ready"] is True and status["ready_when"]["accuracy"] == 0.98
     monkeypatch.setattr(web.teaching, "READY_ACCURACY", 1.01)
@@ -432,7 +433,7 @@ def test_live_pipeline_reads_with_the_profile_it_is_given(models: Path, reader: 
     dice = tuple(Detection("die", f, None, tuple(float(v) for v in box), 1.0)
                  for (box, _, _), f in zip(tiny.DICE, ("プ", "2", "wheel", "2")))
     photo = LabelledImage(tmp_path / "x.png", dice, tiny.FRAME_W, tiny.FRAME_H)
-    profile = teach(reader.with_look(None), [(photo, tiny.scene())])
+    profile = teach(reader.with_look(None), [(photo, tiny.scene())] * 3)  # three rolls: enough to choose a change
     pipeline = LivePipeline(str(tmp_path), reader)
     try:
         def grey() -> Any:
