@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 
 import numpy as np
 
@@ -271,6 +271,9 @@ class HeldOut:
     found: int
     sure_right: int
     sure_wrong: int
+    cards: int = 0
+    cards_sure_right: int = 0
+    cards_sure_wrong: int = 0
 
     @property
     def accuracy(self) -> float | None:
@@ -281,19 +284,38 @@ class HeldOut:
     def confidently_wrong(self) -> float | None:
         return None if not self.dice else self.sure_wrong / self.dice
 
+    def __add__(self, other: HeldOut) -> HeldOut:
+        return HeldOut(*(a + b for a, b in zip(astuple(self), astuple(other))))
+
     def to_json(self) -> dict[str, float | int | None]:
-        return {"dice": self.dice, "found": self.found, "sure_right": self.sure_right, "sure_wrong": self.sure_wrong,
-                "accuracy": None if self.accuracy is None else round(self.accuracy, 4),
-                "confidently_wrong": None if self.confidently_wrong is None else round(self.confidently_wrong, 4)}
+        out: dict[str, float | int | None] = {
+            "dice": self.dice, "found": self.found, "sure_right": self.sure_right, "sure_wrong": self.sure_wrong,
+            "accuracy": None if self.accuracy is None else round(self.accuracy, 4),
+            "confidently_wrong": None if self.confidently_wrong is None else round(self.confidently_wrong, 4)}
+        if self.cards:
+            out.update(cards=self.cards, cards_sure_right=self.cards_sure_right,
+                       cards_sure_wrong=self.cards_sure_wrong,
+                       card_accuracy=round(self.cards_sure_right / self.cards, 4),
+                       cards_confidently_wrong=round(self.cards_sure_wrong / self.cards, 4))
+        return out
 
 
 def score_reading(reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.ndarray]]) -> HeldOut:
     """Read each photo with ``reader`` and count its readable labelled dice found, read
     surely right and read surely wrong (a die is matched to the reading's box at IoU 0.5)."""
-    dice = found = right = wrong = 0
+    dice = found = right = wrong = cards = cards_right = cards_wrong = 0
     for photo, image in photos:
         labelled = [o for k, o in enumerate(photo.objects) if o.kind == "die" and photo.is_readable(k)]
-        read = reader.read(image).dice()
+        reading = reader.read(image)
+        read = reading.dice()
+        for card in (o for k, o in enumerate(photo.objects) if o.kind == "card" and photo.is_readable(k) and o.face):
+            # a card is read where a card reading's centre lies on it (the reading's box may be one corner)
+            on = [c for c in reading.cards() if card.box[0] <= c.centre[0] <= card.box[2]
+                  and card.box[1] <= c.centre[1] <= card.box[3]]
+            cards += 1
+            if on and not on[0].uncertain:
+                cards_right += on[0].face == card.face
+                cards_wrong += on[0].face != card.face
         pairs = greedy_match(np.array([o.box for o in labelled], np.float32).reshape(-1, 4),
                              np.array([d.box for d in read], np.float32).reshape(-1, 4), 0.5)
         dice += len(labelled)
@@ -304,7 +326,7 @@ def score_reading(reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.n
                     right += 1
                 else:
                     wrong += 1
-    return HeldOut(dice, found, right, wrong)
+    return HeldOut(dice, found, right, wrong, cards, cards_right, cards_wrong)
 
 
 def held_out(
@@ -320,7 +342,5 @@ def held_out(
     for k in range(folds):
         taught = [p for i, p in enumerate(photos) if i % folds != k]
         shown = [p for i, p in enumerate(photos) if i % folds == k]
-        part = score_reading(reader.with_profile(teach(reader, taught)), shown)
-        total = HeldOut(total.dice + part.dice, total.found + part.found, total.sure_right + part.sure_right,
-                        total.sure_wrong + part.sure_wrong)
+        total = total + score_reading(reader.with_profile(teach(reader, taught)), shown)
     return total

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         held_items = None if args.held is None else _of_design(load_dataset(args.held, args.held_split), args.design)
         if not items or (held_items is not None and not held_items):
             raise DatasetError(f"no photos of design {args.design!r}" if args.design else "no photos")
-        reader = load_reader(args.models, cards=False).with_look(SECOND_LOOK)
+        reader = load_reader(args.models).with_look(SECOND_LOOK)
         rng = np.random.default_rng(args.seed)
         items = [items[i] for i in rng.permutation(len(items))]
         if held_items is None:

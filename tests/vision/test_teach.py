@@ -240,3 +240,12 @@ def test_a_deck_taught_with_the_dice_reads_its_unsure_index_surely(tmp_path, cap
     assert profile.ranks is not None and profile.card_base and set(profile.card_base) != set(profile.base)
     taught = kd(["--profile", str(tmp_path / "p")])
     assert taught["face"] == "KD" and "uncertain" not in taught
+    from vision.datasets import load_labels
+    from vision.reader import load_reader
+    from vision.teach import score_reading
+
+    reader = load_reader(models)
+    first = [(load_labels(labels)[0], cv2.imread(str(photo)))]
+    before, after = score_reading(reader, first), score_reading(reader.with_profile(profile), first)
+    assert (before.cards, before.cards_sure_wrong, after.cards, after.cards_sure_wrong) == (3, 0, 3, 0)
+    assert after.cards_sure_right == before.cards_sure_right + 1 and after.to_json()["card_accuracy"] > 0
