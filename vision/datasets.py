@@ -193,7 +193,8 @@ def _label_object(raw: Any, k: int, width: int, height: int) -> tuple[Detection,
             and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in box),
             f"{where}: box must be 4 numbers [x1, y1, x2, y2]")
     x1, y1, x2, y2 = (float(v) for v in box)
-    _reason(x1 < x2 and y1 < y2, f"{where}: box {box} is empty (x1 < x2 and y1 < y2)")
+    # a die wholly hidden (under a cup, out of frame) is in play but has no box to read
+    _reason((x1 < x2 and y1 < y2) or not readable, f"{where}: box {box} is empty (x1 < x2 and y1 < y2)")
     _reason(x1 >= -BOX_SLACK_PX and y1 >= -BOX_SLACK_PX and x2 <= width + BOX_SLACK_PX and y2 <= height + BOX_SLACK_PX,
             f"{where}: box {box} is outside its {width}x{height} image")
     face_px = raw.get("face_px")

@@ -52,10 +52,11 @@ def test_the_yardstick_split_folder_and_its_extra_keys(tmp_path: Path) -> None:
             {**DIE, "face": "wheel", "face_px": 14.5, "visible": 0.97, "readable": True, "design": "x"},
             {**DIE, "face": "3", "readable": False, "visible": 0.3},
             {"kind": "card", "face": None, "box": [0, 0, 20, 30], "readable": False},  # face down
+            {**DIE, "box": [0.0, 0.0, 0.0, 0.0], "visible": 0.0, "readable": False},  # wholly hidden: no box
         ]}])
     (item,) = load_dataset(tmp_path, "val")
     assert item.game == "liars-dice" and item.seed == 80000007
-    assert item.readable == (True, False, False) and item.face_px == (14.5, None, None)
+    assert item.readable == (True, False, False, False) and item.face_px == (14.5, None, None, None)
     assert item.objects[2].face == "" and not item.is_readable(2)
 
 
