@@ -19,28 +19,15 @@ The verdict screenshot goes to pytest's tmp dir, and to ``$TABLEREF_SCREENSHOT_D
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import keep_screenshot, need_reader_models
 
-from web.live_bench import (
-    CHROMIUM,
-    MODEL_FILES,
-    REPO,
-    ServeProcess,
-    TablePage,
-    chromium,
-    event_time,
-    models_present,
-    settled_entry,
-    truth_round,
-)
+from web.live_bench import REPO, ServeProcess, TablePage, event_time, models_present, settled_entry, truth_round
 
 pytestmark = pytest.mark.slow
 
@@ -51,14 +38,6 @@ PLAYERS = ["Wanjin", "Saewoon"]
 # about 1 in 1,500.
 REVEAL_ATTEMPTS = 10
 SETTLE_TIMEOUT_S = 90.0
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with chromium() as b:
-        yield b
 
 
 def wait_settled(server: ServeProcess, after: float, after_seq: int, dice: int) -> dict[str, Any]:
@@ -74,16 +53,6 @@ def wait_settled(server: ServeProcess, after: float, after_seq: int, dice: int) 
     raise AssertionError(f"the demo did not settle a reveal of {dice} dice in {SETTLE_TIMEOUT_S:g} s "
                          f"(settle state {health['camera'].get('settle')!r}; a reader that finds no dice never settles): "
                          f"{health['camera'].get('demo')}")
-
-
-def save_screenshot(page: Any, path: Path) -> Path:
-    page.screenshot(path=str(path), full_page=True)
-    assert path.stat().st_size > 10_000
-    target = os.environ.get("TABLEREF_SCREENSHOT_DIR")
-    if target:
-        Path(target).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(target) / path.name)
-    return path
 
 
 def play_round_on_the_demo(server: ServeProcess, page: Any, shots: Path) -> dict[str, Any]:
@@ -123,7 +92,7 @@ def play_round_on_the_demo(server: ServeProcess, page: Any, shots: Path) -> dict
     panel = page.wait_for_selector("[data-testid=verdict-panel][data-status=verdict]")
     assert panel is not None and panel.is_visible()
     page.wait_for_selector("[data-testid=reveal-image]")
-    shot = save_screenshot(page, shots / "liars-dice-verdict.png")
+    shot = keep_screenshot(page, shots / "liars-dice-verdict.png")
 
     reading = server.get_json(f"/api/tables/{tid}/readings/{outcome.reading_id}")
     faces = [o["face"] for o in reading["objects"]]
@@ -146,8 +115,7 @@ def play_round_on_the_demo(server: ServeProcess, page: Any, shots: Path) -> dict
 
 
 def test_liars_dice_round_with_the_demo_camera(browser: Any, tmp_path: Path) -> None:
-    if not models_present():
-        pytest.skip(f"no reader model in {REPO / 'models'} (needs {', '.join(MODEL_FILES)})")
+    need_reader_models()
     with ServeProcess(tmp_path / "data", source="demo") as server:
         server.wait_camera_online()
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
@@ -191,7 +159,7 @@ def test_doubt_discard_read_from_the_demo_camera(browser: Any, tmp_path: Path) -
             assert view["history"][-1]["event"] == {"type": "discard", "player": "Mina", "rank": rank}
             assert any(e["truth"] and sorted(e["truth"]) == sorted(rank + s for s in "SHDC") for e in server.demo()["settled"])
             assert "Discarded:" in page.inner_text("#toast")
-            save_screenshot(page, tmp_path / "doubt-discard.png")
+            keep_screenshot(page, tmp_path / "doubt-discard.png")
         finally:
             context.close()
 
@@ -232,7 +200,7 @@ def test_japanese_on_a_phone(browser: Any, tmp_path: Path) -> None:
             assert "履歴" in page.inner_text("body") and "取り消し" in page.inner_text("[data-testid=undo-button]")
             # Phone-sized: nothing wider than the screen.
             assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-            save_screenshot(page, tmp_path / "japanese-phone.png")
+            keep_screenshot(page, tmp_path / "japanese-phone.png")
 
             page.tap("[data-testid=lang-switch]")
             page.wait_for_selector("html[lang=en]")

@@ -18,20 +18,18 @@ pytest's tmp dir, and to ``$TABLEREF_SCREENSHOT_DIR`` if set. Skipped without
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import keep_screenshot
 
 from referee.nine_dice import Letter
-from web.live_bench import CHROMIUM, MODEL_FILES, ServeProcess, TablePage, chromium, models_present
+from web.live_bench import ServeProcess, TablePage
 from web.live_bench import testid_value as value_id
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("reader_models")]
 
 PLAYERS = ["Ben", "Mina", "Ann"]
 KATAKANA = {letter.value for letter in Letter}
@@ -41,23 +39,8 @@ LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 TOKEN_WORDS = {"white": "白", "black": "黒", "blue": "青"}
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    if not models_present():
-        pytest.skip(f"the reader's model files are missing ({', '.join(MODEL_FILES)})")
-    with chromium() as b:
-        yield b
-
-
 def shot(page: Any, path: Path) -> None:
-    page.screenshot(path=str(path), full_page=False)
-    assert path.stat().st_size > 10_000
-    target = os.environ.get("TABLEREF_SCREENSHOT_DIR")
-    if target:
-        Path(target).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(target) / path.name)
+    keep_screenshot(page, path, full_page=False)
 
 
 def settled_roll(server: ServeProcess, after_seq: int) -> int:

@@ -18,19 +18,18 @@ Skipped without ``/usr/bin/chromium``; the reveal photo checks also need the rea
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import keep_screenshot, need_reader_models
 
 from referee.liars_dice import Bid, Face, default_track, legal_raises
 from web import live_bench
-from web.live_bench import CHROMIUM, ServeProcess, TablePage, chromium, models_present
+from web.live_bench import ServeProcess, TablePage, models_present
 
 pytestmark = pytest.mark.slow
 
@@ -42,14 +41,6 @@ RAW_OPTION_WORDS = re.compile(r"\b(start_rule|stake_cap|to_hell|counterfeit|auto
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 SETTLE_TIMEOUT_S = 90.0
 REVEAL_ATTEMPTS = 8  # about half the demo's 10-dice reveals are read sure; any reading with dice will do
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")
@@ -76,14 +67,7 @@ def new_page(browser: Any, size: dict[str, int]) -> tuple[Any, Any]:
 
 def shoot(page: Any, shots: Path, name: str) -> Path:
     page.evaluate("() => window.scrollTo(0, 0)")
-    path = shots / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    assert path.stat().st_size > 5_000
-    target = os.environ.get("TABLEREF_SCREENSHOT_DIR")
-    if target:
-        Path(target).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(target) / path.name)
-    return path
+    return keep_screenshot(page, shots / f"{name}.png", min_bytes=5_000)
 
 
 # What the page lays out, measured in the page.
@@ -282,8 +266,7 @@ def wait_settled(server: ServeProcess, after_seq: int, dice: int) -> int:
 
 
 def test_reveal_photo_tap_targets_on_a_phone(browser: Any, server: ServeProcess, shots: Path) -> None:
-    if not models_present():
-        pytest.skip("no reader models: no reveal photo")
+    need_reader_models()  # no reader models: no reveal photo
     context, page = new_page(browser, PHONE)
     try:
         table = TablePage(page, server.url, timeout_s=60)

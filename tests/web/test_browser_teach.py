@@ -9,30 +9,19 @@ Skipped without ``/usr/bin/chromium`` or the reader's model files.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from web.live_bench import CHROMIUM, MODEL_FILES, ServeProcess, TablePage, chromium, models_present
+from web.live_bench import ServeProcess, TablePage
 from web.live_bench import testid_value as face_id
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("reader_models")]
 
 PLAYERS = ["Wanjin", "Saewoon"]
 READ_ATTEMPTS = 5
 LIARS_FACES = ("wheel", "2", "3", "4", "5", "6")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    if not models_present():
-        pytest.skip(f"the reader's model files are missing ({', '.join(MODEL_FILES)})")
-    with chromium() as b:
-        yield b
 
 
 def read_roll(page: Any) -> None:
