@@ -39,6 +39,17 @@ function toast(message, kind) {
   toastTimer = setTimeout(() => { box.hidden = true; }, 6000);
 }
 
+// ``api`` for a page's buttons: a refusal is told in the toast and gives null, the page
+// staying as it was.
+async function apiOrToast(method, path, body, token) {
+  try {
+    return await api(method, path, body, token);
+  } catch (err) {
+    toast(err.message);
+    return null;
+  }
+}
+
 class ApiError extends Error {
   constructor(status, error) { super(error.message); this.status = status; this.code = error.code; this.error = error; }
 }

@@ -8,15 +8,9 @@
   const TOKEN = root.dataset.token;
   const $ = (id) => document.getElementById(id);
 
-  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-  const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  const KINDS = {
-    "liars-dice": { faces: ["wheel", "2", "3", "4", "5", "6"], colours: null },
-    "pin456": { faces: ["1", "2", "3", "4", "5", "6"], colours: null },
-    "nine-dice": { faces: ["プ", "ラ", "ス", "ベ", "ガ", "ブ", "レ", "フ", "カ"], colours: ["white", "black", "blue", "green"] },
-    "doubt": { faces: RANKS, colours: Object.keys(SUITS), cards: true },
-  };
-  const KIND = KINDS[GAME];
+  const KIND = TableObjects.kind(GAME);
+  const { faceLabel, objectLabel, compose } = KIND;
+  const { testValue, chipRow } = TableObjects;
 
   let view = null;
   const selections = {};          // action type -> {field: JSON value}
@@ -24,35 +18,12 @@
   let manualColour = KIND.colours ? KIND.colours[0] : null;
   let odds = null;
   let ownDice = [];
-  let editor = null;              // {index} or {add: box}
 
-  function faceLabel(face) {
-    if (face === "wheel") return fieldText("wheel");
-    if (KIND.cards && face && SUITS[face.slice(-1)]) return face.slice(0, -1) + SUITS[face.slice(-1)];
-    return face;
-  }
   function fieldName(f) {
     // "count" is how many cards (Doubt) or dice (Pin-456): one word would not fit both in Japanese.
     return f === "count" ? t(KIND.cards ? "count_cards" : "count_dice") : fieldText(f);
   }
-  function objectLabel(o) {
-    if (KIND.cards) return faceLabel(o.face);
-    return (o.colour && KIND.colours ? fieldText(o.colour) + " " : "") + faceLabel(o.face);
-  }
-  function compose(face, colour) {
-    if (KIND.cards) return { kind: "card", face: face + colour, colour: null };
-    return { kind: "die", face, colour: KIND.colours ? colour : null };
-  }
-  function testValue(v) { return String(v).replace(/[^\w\-]/g, (c) => "u" + c.codePointAt(0).toString(16)); }
-
-  async function call(method, path, body) {
-    try {
-      return await api(method, path, body, TOKEN);
-    } catch (err) {
-      toast(err.message);
-      return null;  // the toast told the player; the page stays as it was
-    }
-  }
+  const call = (method, path, body) => apiOrToast(method, path, body, TOKEN);
   function apply(result) {
     if (result && result.view) { view = result.view; render(); }
     else if (result && result.seq !== undefined) { view = result; render(); }
@@ -207,12 +178,8 @@
   }
 
   // --- reveal: camera or by hand ----------------------------------------------------------
-  function chipRow(box, values, label, onpick, testPrefix, isOn) {
-    box.replaceChildren(...values.map((v) => el("button", { "data-testid": `${testPrefix}-${testValue(v)}`,
-      class: isOn && isOn(v) ? "on" : "", onclick: () => onpick(v) }, label(v))));
-  }
   function renderManual() {
-    if (KIND.colours) chipRow($("manual-colours"), KIND.colours, (c) => (KIND.cards ? SUITS[c] : fieldText(c)),
+    if (KIND.colours) chipRow($("manual-colours"), KIND.colours, KIND.colourLabel,
       (c) => { manualColour = c; renderManual(); }, "manual-colour", (c) => c === manualColour);
     chipRow($("manual-faces"), KIND.faces, faceLabel, (f) => { manual.push(compose(f, manualColour)); renderManual(); }, "manual-face");
     $("manual-list").replaceChildren(...manual.map((o, i) => el("button", { "data-testid": "manual-item-" + i,
@@ -248,29 +215,9 @@
     const photo = $("photo");
     photo.replaceChildren();
     if (reading.snapshot && reading.width && reading.height) {
-      const img = el("img", { src: reading.snapshot, alt: "reveal", "data-testid": "reveal-image" });
-      photo.append(img);
-      reading.objects.forEach((o, i) => {
-        const [x1, y1, x2, y2] = o.box;
-        const state = (highlight.has(i) ? " hl" : "") + (o.uncertain ? " unsure" : "") + (o.corrected ? " fixed" : "");
-        const outline = el("div", { class: "outline" + state, "data-testid": "object-outline-" + i },
-          el("span", { class: "tag" }, objectLabel(o)));
-        const pct = (v, total) => (100 * v / total) + "%";
-        Object.assign(outline.style, { left: pct(x1, reading.width), top: pct(y1, reading.height),
-          width: pct(x2 - x1, reading.width), height: pct(y2 - y1, reading.height) });
-        const box = el("div", { class: "box" + state, "data-testid": "object-box-" + i, title: objectLabel(o), role: "button",
-          "aria-label": objectLabel(o), onclick: (e) => { e.stopPropagation(); openEditor({ index: nearestObject(e, reading, i) }); } });
-        Object.assign(box.style, { left: pct((x1 + x2) / 2, reading.width), top: pct((y1 + y2) / 2, reading.height),
-          width: pct(x2 - x1, reading.width), height: pct(y2 - y1, reading.height) });
-        photo.append(outline, box);
-      });
-      photo.onclick = (e) => {
-        const r = photo.getBoundingClientRect();
-        const cx = (e.clientX - r.left) / r.width * reading.width, cy = (e.clientY - r.top) / r.height * reading.height;
-        const sizes = reading.objects.map((o) => o.box[2] - o.box[0]).filter((w) => w > 0).sort((a, b) => a - b);
-        const half = (sizes.length ? sizes[sizes.length >> 1] : reading.width * 0.06) / 2;
-        openEditor({ add: [cx - half, cy - half, cx + half, cy + half].map((v) => Math.round(v * 10) / 10) });
-      };
+      TableObjects.drawPhoto(photo, { src: reading.snapshot, alt: "reveal", testid: "reveal-image", width: reading.width,
+        height: reading.height }, reading.objects, { label: objectLabel, highlight,
+        pick: (index) => openEditor({ index }), add: (box) => openEditor({ add: box }) });
     }
     const chips = reading.objects.map((o, i) => el("button", {
       class: (highlight.has(i) ? "hl" : "") + (o.uncertain ? " unsure" : ""), "data-testid": "object-" + i,
@@ -282,49 +229,19 @@
     $("corrections").replaceChildren(...reading.corrections.map((c) => el("li", {
       text: `${c.created.slice(11, 19)} ${c.who}: ${c.before.map(objectLabel).join(" ")} → ${c.after.map(objectLabel).join(" ")}` })));
   }
-  function nearestObject(e, reading, fallback) {
-    // Tap targets of dice side by side overlap (44 px around small dice): the die whose
-    // centre is nearest the tap is the one meant.
-    const r = $("photo").getBoundingClientRect();
-    const x = (e.clientX - r.left) / r.width * reading.width, y = (e.clientY - r.top) / r.height * reading.height;
-    let best = fallback, bestD = Infinity;
-    reading.objects.forEach((o, k) => {
-      const d = Math.hypot((o.box[0] + o.box[2]) / 2 - x, (o.box[1] + o.box[3]) / 2 - y);
-      if (d < bestD) { best = k; bestD = d; }
-    });
-    return best;
-  }
-  function openEditor(target) {
-    editor = { ...target, face: null, colour: manualColour };
-    if (target.index !== undefined) {
-      const o = view.reading.objects[target.index];
-      if (KIND.cards) { editor.face = o.face.slice(0, -1); editor.colour = o.face.slice(-1); }
-      else { editor.face = o.face; editor.colour = o.colour || manualColour; }
-    }
-    $("editor-delete").hidden = target.index === undefined;
-    $("editor").dataset.index = target.index === undefined ? "" : target.index;
-    renderEditor();
-    $("editor").hidden = false;
-  }
-  function renderEditor() {
-    if (KIND.colours) chipRow($("editor-colours"), KIND.colours, (c) => (KIND.cards ? SUITS[c] : fieldText(c)),
-      (c) => { editor.colour = c; renderEditor(); }, "editor-colour", (c) => c === editor.colour);
-    chipRow($("editor-faces"), KIND.faces, faceLabel, (f) => { editor.face = f; renderEditor(); }, "editor-face", (f) => f === editor.face);
-    $("editor-save").disabled = !editor.face;
-  }
   async function saveCorrection(change) {
     const who = $("who").value.trim() || undefined;
-    $("editor").hidden = true;
     const result = await call("POST", `/api/tables/${TABLE}/readings/${view.reading.id}/corrections`, { who, changes: [change] });
     apply(result);
   }
-  $("editor-cancel").addEventListener("click", () => { $("editor").hidden = true; });
-  $("editor-delete").addEventListener("click", () => saveCorrection({ index: editor.index, remove: true }));
-  $("editor-save").addEventListener("click", () => {
-    const obj = compose(editor.face, editor.colour);
+  const { open: openEditor } = TableObjects.editor(KIND, {
+    objects: () => view.reading.objects,
+    colour: () => manualColour,
+    remove: (index) => saveCorrection({ index, remove: true }),
     // Only games whose dice colours are chosen here send one: a Liar's Dice die keeps the colour read.
-    if (editor.index !== undefined) saveCorrection({ index: editor.index, face: obj.face, ...(KIND.colours && !KIND.cards ? { colour: obj.colour } : {}) });
-    else saveCorrection({ add: { ...obj, box: editor.add } });
+    save: (target, obj) => saveCorrection(target.index !== undefined
+      ? { index: target.index, face: obj.face, ...(KIND.colours && !KIND.cards ? { colour: obj.colour } : {}) }
+      : { add: { ...obj, box: target.add } }),
   });
 
   // --- score, history ---------------------------------------------------------------------------
@@ -361,7 +278,7 @@
   }
   function renderOdds() {
     $("odds-panel").hidden = !$("odds-toggle").checked;
-    chipRow($("odds-faces"), KINDS["liars-dice"].faces, faceLabel, (f) => { ownDice.push(f); refreshOdds(); }, "odds-face");
+    chipRow($("odds-faces"), TableObjects.kind("liars-dice").faces, faceLabel, (f) => { ownDice.push(f); refreshOdds(); }, "odds-face");
     $("odds-own").replaceChildren(...ownDice.map((f, i) => el("button", { "data-testid": "odds-own-" + i,
       onclick: () => { ownDice.splice(i, 1); refreshOdds(); } }, faceLabel(f))));
     let line = "";

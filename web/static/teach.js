@@ -10,37 +10,18 @@
   const HOST = root.dataset.host === "true";
   const $ = (id) => document.getElementById(id);
 
-  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
-  const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-  const KINDS = {
-    "liars-dice": { faces: ["wheel", "2", "3", "4", "5", "6"], colours: null },
-    "pin456": { faces: ["1", "2", "3", "4", "5", "6"], colours: null },
-    "nine-dice": { faces: ["プ", "ラ", "ス", "ベ", "ガ", "ブ", "レ", "フ", "カ"], colours: ["white", "black", "blue", "green"] },
-    "doubt": { faces: RANKS, colours: Object.keys(SUITS), cards: true },
-  };
-  const KIND = KINDS[GAME];
+  const KIND = TableObjects.kind(GAME);
 
   let status = null;     // GET /api/tables/<id>/teaching
   let profiles = [];     // GET /api/profiles
   let objects = [];      // the waiting photo's reading, as corrected here
-  let editor = null;     // {index} or {add: box}
   let poll = null;
 
-  const faceLabel = (face) => face === "wheel" ? fieldText("wheel")
-    : KIND.cards && face && SUITS[face.slice(-1)] ? face.slice(0, -1) + SUITS[face.slice(-1)] : face;
-  const objectLabel = (o) => KIND.cards ? faceLabel(o.face) : (o.colour && KIND.colours ? fieldText(o.colour) + " " : "") + faceLabel(o.face);
-  const testValue = (v) => String(v).replace(/[^\w\-]/g, (c) => "u" + c.codePointAt(0).toString(16));
+  const objectLabel = KIND.objectLabel;
   const pct = (v) => (100 * v).toFixed(1) + " %";
   const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, k) => values[k]);
 
-  async function call(method, path, body) {
-    try {
-      return await api(method, path, body, TOKEN);
-    } catch (err) {
-      toast(err.message);
-      return null;
-    }
-  }
+  const call = (method, path, body) => apiOrToast(method, path, body, TOKEN);
 
   async function refresh() {
     const [s, p] = await Promise.all([call("GET", `/api/tables/${TABLE}/teaching`), call("GET", "/api/profiles")]);
@@ -98,42 +79,11 @@
     const photo = $("photo");
     photo.replaceChildren();
     if (!pending) { $("objects").replaceChildren(); return; }
-    photo.append(el("img", { src: pending.photo, alt: "roll", "data-testid": "teach-image" }));
-    const size = (v, total) => (100 * v / total) + "%";
-    objects.forEach((o, i) => {
-      const [x1, y1, x2, y2] = o.box;
-      const state = (o.uncertain ? " unsure" : "") + (o.corrected ? " fixed" : "");
-      const outline = el("div", { class: "outline" + state, "data-testid": "object-outline-" + i }, el("span", { class: "tag" }, objectLabel(o)));
-      Object.assign(outline.style, { left: size(x1, pending.width), top: size(y1, pending.height),
-        width: size(x2 - x1, pending.width), height: size(y2 - y1, pending.height) });
-      const box = el("div", { class: "box" + state, "data-testid": "object-box-" + i, role: "button", title: objectLabel(o),
-        "aria-label": objectLabel(o), onclick: (e) => { e.stopPropagation(); openEditor({ index: nearest(e, i) }); } });
-      Object.assign(box.style, { left: size((x1 + x2) / 2, pending.width), top: size((y1 + y2) / 2, pending.height),
-        width: size(x2 - x1, pending.width), height: size(y2 - y1, pending.height) });
-      photo.append(outline, box);
-    });
-    photo.onclick = (e) => {
-      // A die the reader missed: tap where it lies to add it, with the size of the others.
-      const r = photo.getBoundingClientRect();
-      const cx = (e.clientX - r.left) / r.width * pending.width, cy = (e.clientY - r.top) / r.height * pending.height;
-      const sizes = objects.map((o) => o.box[2] - o.box[0]).sort((a, b) => a - b);
-      const half = (sizes.length ? sizes[sizes.length >> 1] : pending.width * 0.06) / 2;
-      openEditor({ add: [cx - half, cy - half, cx + half, cy + half].map((v) => Math.round(v * 10) / 10) });
-    };
+    TableObjects.drawPhoto(photo, { src: pending.photo, alt: "roll", testid: "teach-image", width: pending.width,
+      height: pending.height }, objects, { label: objectLabel, highlight: new Set(),
+      pick: (index) => openEditor({ index }), add: (box) => openEditor({ add: box }) });
     $("objects").replaceChildren(...objects.map((o, i) => el("button", {
       class: o.uncertain ? "unsure" : "", "data-testid": "object-" + i, onclick: () => openEditor({ index: i }) }, objectLabel(o))));
-  }
-
-  function nearest(e, fallback) {
-    const pending = status.pending;
-    const r = $("photo").getBoundingClientRect();
-    const x = (e.clientX - r.left) / r.width * pending.width, y = (e.clientY - r.top) / r.height * pending.height;
-    let best = fallback, bestD = Infinity;
-    objects.forEach((o, k) => {
-      const d = Math.hypot((o.box[0] + o.box[2]) / 2 - x, (o.box[1] + o.box[3]) / 2 - y);
-      if (d < bestD) { best = k; bestD = d; }
-    });
-    return best;
   }
 
   function renderLog() {
@@ -143,45 +93,20 @@
   }
 
   // --- the correction editor (the table page's, on the waiting photo) -----------------------
-  function openEditor(target) {
-    editor = { ...target, face: null, colour: KIND.colours ? KIND.colours[0] : null };
-    if (target.index !== undefined) {
-      const o = objects[target.index];
-      if (KIND.cards) { editor.face = o.face.slice(0, -1); editor.colour = o.face.slice(-1); }
-      else { editor.face = o.face; editor.colour = o.colour || editor.colour; }
-    }
-    $("editor-delete").hidden = target.index === undefined;
-    renderEditor();
-    $("editor").hidden = false;
-  }
-  function chipRow(box, values, label, onpick, prefix, isOn) {
-    box.replaceChildren(...values.map((v) => el("button", { "data-testid": `${prefix}-${testValue(v)}`, class: isOn(v) ? "on" : "",
-      onclick: () => onpick(v) }, label(v))));
-  }
-  function renderEditor() {
-    if (KIND.colours) chipRow($("editor-colours"), KIND.colours, (c) => (KIND.cards ? SUITS[c] : fieldText(c)),
-      (c) => { editor.colour = c; renderEditor(); }, "editor-colour", (c) => c === editor.colour);
-    chipRow($("editor-faces"), KIND.faces, faceLabel, (f) => { editor.face = f; renderEditor(); }, "editor-face", (f) => f === editor.face);
-    $("editor-save").disabled = !editor.face;
-  }
-  $("editor-cancel").addEventListener("click", () => { $("editor").hidden = true; });
-  $("editor-delete").addEventListener("click", () => {
-    objects.splice(editor.index, 1);
-    $("editor").hidden = true;
-    renderPending();
-  });
-  $("editor-save").addEventListener("click", () => {
-    const kind = KIND.cards ? "card" : "die";
-    const face = KIND.cards ? editor.face + editor.colour : editor.face;
-    const colour = KIND.cards ? null : KIND.colours ? editor.colour : undefined;
-    if (editor.index !== undefined) {
-      const o = objects[editor.index];
-      objects[editor.index] = { ...o, face, ...(colour !== undefined ? { colour } : {}), corrected: true, uncertain: false, score: 1 };
-    } else {
-      objects.push({ kind, face, colour: colour === undefined ? null : colour, box: editor.add, score: 1, corrected: true });
-    }
-    $("editor").hidden = true;
-    renderPending();
+  const { open: openEditor } = TableObjects.editor(KIND, {
+    objects: () => objects,
+    colour: () => (KIND.colours ? KIND.colours[0] : null),
+    remove: (index) => { objects.splice(index, 1); renderPending(); },
+    save: (target, obj) => {
+      if (target.index !== undefined) {
+        // A card's suit is in its face (its colour is null); a die keeps the colour read where the game has none.
+        const colour = KIND.cards || KIND.colours ? { colour: obj.colour } : {};
+        objects[target.index] = { ...objects[target.index], face: obj.face, ...colour, corrected: true, uncertain: false, score: 1 };
+      } else {
+        objects.push({ ...obj, box: target.add, score: 1, corrected: true });
+      }
+      renderPending();
+    },
   });
 
   // --- actions ----------------------------------------------------------------------------------

@@ -11,14 +11,7 @@
   const TOKEN = root.dataset.token;
   const $ = (id) => document.getElementById(id);
 
-  async function call(method, path, body) {
-    try {
-      return await api(method, path, body, TOKEN);
-    } catch (err) {
-      toast(err.message);
-      return null;
-    }
-  }
+  const call = (method, path, body) => apiOrToast(method, path, body, TOKEN);
 
   function render(s) {
     const p = s.profile;
