@@ -24,7 +24,7 @@ it (:func:`~vision.datasets.load_labels`).
 >>> lib.import_zip(b"not a zip")
 Traceback (most recent call last):
 ...
-web.profile_errors.BadProfileFile: This is not a profile file tableref can import: not a zip file.
+web.errors.BadProfileFile: This is not a profile file tableref can import: not a zip file.
 """
 
 from __future__ import annotations
@@ -45,8 +45,7 @@ from vision.datasets import DatasetError, LabelsError, load_labels
 from vision.image_io import UnreadableImage, decode_image
 from vision.profile import PROFILE_FILE, Profile, ProfileError
 from vision.profile_store import LABELS_FILE, PHOTOS, ProfileFolder, write_atomic
-from web.errors import BadRequest
-from web.profile_errors import BadProfileFile, ProfileFileTooLarge, ProfileNotFound
+from web.errors import BadProfileFile, BadRequest, ProfileFileTooLarge, ProfileNotFound
 from web.store import now
 
 JSON = dict[str, Any]

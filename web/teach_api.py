@@ -15,9 +15,8 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, render_templ
 
 from web.api import body
 from web.context import ctx, lang
-from web.errors import NotFound
+from web.errors import NoTeachingReader, NotAZip, NotFound
 from web.i18n import GAME_NAMES, bundle, text
-from web.profile_errors import NoTeachingReader, NotAZip
 from web.profiles import IMPORT_MAX_BYTES, ProfileLibrary
 from web.security import client_is_local, require_host, require_table_token, token_matches
 from web.session import TableSession

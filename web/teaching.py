@@ -48,9 +48,9 @@ from vision.profile import PROFILE_FILE, Profile, ProfileError
 from vision.profile_store import LABELS_FILE, PHOTOS, label_line, write_atomic
 from vision.reader import DiceReader
 from vision.teach import HeldOut, TaughtPhoto, held_out, taught_photo, teach_examples
-from web.errors import BadRequest
-from web.profile_errors import (
+from web.errors import (
     AlreadyUndone,
+    BadRequest,
     NoProfileChosen,
     NoTeachingReader,
     NoTeachPhoto,

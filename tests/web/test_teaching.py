@@ -448,7 +448,7 @@ def test_live_pipeline_reads_with_the_profile_it_is_given(models: Path, reader: 
         pipeline.stop()
 
 
-@pytest.mark.parametrize("name", ["web.profiles", "web.teaching", "web.profile_errors"])
+@pytest.mark.parametrize("name", ["web.profiles", "web.teaching"])
 def test_doctests(name: str) -> None:
     import doctest
     import importlib
