@@ -5,6 +5,8 @@ was asked to read with, and a dashboard that teaches with the tiny reader."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,17 @@ def make_app(data: Path, camera: Any, models: Path | None) -> Any:
                      teach_reader=None if models is None else (lambda: load_reader(models, cards=False)))
     app.config["TESTING"] = True
     return app
+
+
+@contextmanager
+def running(app: Any) -> Iterator[Any]:
+    """``app`` for the ``with`` block, then its teaching worker and its table store closed (a
+    restart's second app, or one made with other settings, must not leave threads or files open)."""
+    try:
+        yield app
+    finally:
+        app.extensions["tableref_teaching"].close()
+        app.extensions["tableref"].store.close()
 
 
 def confirmed(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:

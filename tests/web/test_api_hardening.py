@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from web_support import Tables, faces
-from werkzeug.serving import make_server
+from web_support import Tables, faces, serving
 
 from referee.json_limits import MAX_DEPTH
 from web.app import create_app
@@ -133,13 +131,8 @@ def test_nesting_up_to_the_limit_reaches_the_referee(client: Any) -> None:
 def small_server(tmp_path: Any) -> Iterator[tuple[Any, int]]:
     """The dashboard behind werkzeug's server (as ``tableref serve`` runs it), with a 4 KB body cap."""
     app = create_app({"data_dir": tmp_path / "data", "max_content_length": 4096})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield app, server.server_port
-    server.shutdown()
-    thread.join(5)
-    app.extensions["tableref"].store.close()
+    with serving(app) as port:
+        yield app, port
 
 
 def _chunked_post(port: int, total: int) -> tuple[int, dict[str, Any]]:

@@ -7,14 +7,12 @@ import doctest
 import http.client
 import itertools
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from web_support import ScriptedCamera
-from werkzeug.serving import make_server
+from web_support import ScriptedCamera, serving
 
 import web.streams
 from web.app import create_app
@@ -69,13 +67,8 @@ def test_the_host_computer_always_gets_the_stream(tmp_path: Any) -> None:
 def served(tmp_path: Any) -> Iterator[tuple[Any, int]]:
     """The dashboard behind werkzeug's server, as ``tableref serve`` runs it, with a 0.5 s send timeout."""
     app = create_app({"data_dir": tmp_path, "mjpeg_fps": 50.0, "stream_send_timeout_s": 0.5}, _busy_camera())
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield app, server.server_port
-    server.shutdown()
-    thread.join(5)
-    app.extensions["tableref"].store.close()
+    with serving(app) as port:
+        yield app, port
 
 
 def _open_slots(app: Any) -> int:

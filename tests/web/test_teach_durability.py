@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from teach_support import TeachCamera, confirmed, make_app
+from teach_support import TeachCamera, confirmed, make_app, running
 
 import vision.profile_store
 from tests.vision import tiny_reader as tiny
@@ -80,15 +80,11 @@ def test_a_crash_between_writes_keeps_every_confirmed_photo(tmp_path: Path, mode
     kept = {p.path.name for p in ProfileFolder(folder.path).kept()}
     assert confirmed_photos <= kept
     assert Profile.load(folder.path).photos in (2, 3)
-    again = make_app(tmp_path / "data", camera, models)
-    try:
+    with running(make_app(tmp_path / "data", camera, models)) as again:
         client = again.test_client()
         assert client.get(f"/api/tables/{tid}/teaching").json["profile"]["id"] == pid
         assert teach(client, camera, reader, tid, 3).status_code == 200  # and teaching goes on
         assert Profile.load(folder.path).photos == 3
-    finally:
-        again.extensions["tableref_teaching"].close()
-        again.extensions["tableref"].store.close()
 
 
 TEACHER = """

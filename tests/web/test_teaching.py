@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from teach_support import TeachCamera, confirmed, liars_reading, make_app
+from teach_support import TeachCamera, confirmed, liars_reading, make_app, running
 from web_support import Tables
 
 import web.profiles
@@ -39,10 +39,8 @@ def camera() -> TeachCamera:
 
 @pytest.fixture
 def app(tmp_path: Path, camera: TeachCamera, models: Path) -> Any:
-    application = make_app(tmp_path / "data", camera, models)
-    yield application
-    application.extensions["tableref_teaching"].close()
-    application.extensions["tableref"].store.close()
+    with running(make_app(tmp_path / "data", camera, models)) as application:
+        yield application
 
 
 @pytest.fixture
@@ -248,13 +246,9 @@ def test_play_teaches_from_a_confirmed_reveal_and_a_correction_and_the_table_rem
     assert client.post(f"/api/tables/{tid}/teaching", json={"learn": "yes"}).status_code == 400
 
     # a restart: the table still reads with its profile, still without teaching in play
-    again = make_app(tmp_path / "data", TeachCamera(), models)
-    try:
+    with running(make_app(tmp_path / "data", TeachCamera(), models)) as again:
         status = again.test_client().get(f"/api/tables/{tid}/teaching").json
         assert status["profile"]["id"] == pid and status["learn"] is False and len(status["taught"]) == 2
-    finally:
-        teaching(again).close()
-        again.extensions["tableref"].store.close()
 
 
 def test_a_profile_for_other_models_or_none_is_refused(client: Any, app: Any, camera: TeachCamera,
@@ -277,9 +271,8 @@ def test_a_profile_for_other_models_or_none_is_refused(client: Any, app: Any, ca
 
 def test_a_server_without_a_reader_keeps_profiles_but_cannot_teach(tmp_path: Path, reader: Any) -> None:
     camera = TeachCamera()
-    app = make_app(tmp_path / "data", camera, None)
-    client = app.test_client()
-    try:
+    with running(make_app(tmp_path / "data", camera, None)) as app:
+        client = app.test_client()
         tid = new_table(client)
         pid = new_profile(client)
         client.post(f"/api/tables/{tid}/teaching", json={"profile": pid})
@@ -289,9 +282,6 @@ def test_a_server_without_a_reader_keeps_profiles_but_cannot_teach(tmp_path: Pat
                                                                       "objects": confirmed(pending["objects"])})
         assert r.status_code == 409 and r.json["error"]["code"] == "no_teaching_reader"
         assert teaching(app).library.describe(pid)["photos"] == 0
-    finally:
-        teaching(app).close()
-        app.extensions["tableref"].store.close()
 
 
 def test_confirm_refuses_labels_teach_would_refuse_and_keeps_nothing(client: Any, app: Any, camera: TeachCamera,
@@ -460,8 +450,7 @@ def test_exposed_profiles_are_the_hosts_and_teaching_needs_the_table_token(tmp_p
     from web.app import create_app
 
     phone_env = {"REMOTE_ADDR": "192.168.1.23"}
-    app = create_app({"data_dir": tmp_path / "data", "host": "0.0.0.0", "settle_wait_s": 0.0}, TeachCamera())
-    try:
+    with running(create_app({"data_dir": tmp_path / "data", "host": "0.0.0.0", "settle_wait_s": 0.0}, TeachCamera())) as app:
         host, phone = app.test_client(), app.test_client()
         made = host.post("/api/tables", json={"game": "liars-dice", "players": ["A", "B"]}).json
         tid, token = made["table"]["id"], made["token"]
@@ -483,9 +472,6 @@ def test_exposed_profiles_are_the_hosts_and_teaching_needs_the_table_token(tmp_p
         page = phone.get(f"/t/{tid}/teach?token={token}", environ_base=phone_env)
         assert page.status_code == 200 and b'data-host="false"' in page.data and token.encode() in page.data
         assert token.encode() not in phone.get(f"/t/{tid}/teach", environ_base=phone_env).data
-    finally:
-        teaching(app).close()
-        app.extensions["tableref"].store.close()
 
 
 def test_the_teaching_page_and_the_table_pages_link_in_both_languages(client: Any) -> None:

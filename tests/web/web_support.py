@@ -6,9 +6,11 @@ import io
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from PIL import Image
+from werkzeug.serving import make_server
 
 from vision.detections import Detection, Reading
 from web.camera import Settled, mjpeg_from
@@ -142,6 +144,22 @@ class Tables:
         assert self.log(new)["events"] == doc["events"]
         assert self.view(new)["state"] == self.view(tid)["state"]
         return new
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[int]:
+    """``app`` behind werkzeug's threaded server on a free local port (as ``tableref serve`` runs
+    it: real sockets, real streaming) for the ``with`` block, which gets the port; then the
+    server is stopped and the app's table store closed."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+        thread.join(5)
+        app.extensions["tableref"].store.close()
 
 
 def faces(*names: str, kind: str = "die") -> list[dict[str, Any]]:
