@@ -544,6 +544,9 @@ def run(args: argparse.Namespace, verdicts: SceneVerdicts | None = None) -> int:
     if args.repeat < 1:
         print(f"tableref eval: --repeat {args.repeat}: read each image at least once", file=sys.stderr)
         return 2
+    if args.ablate == "all" and args.mistakes is not None:
+        print("tableref eval: --mistakes draws one reader's mistakes; --ablate all reads with many", file=sys.stderr)
+        return 2
     try:
         reader = load_reader(args.models, threshold=args.threshold, backend=args.backend, precision=args.precision,
                              card_threshold=args.card_threshold, card_turns=args.card_turns)

@@ -50,6 +50,7 @@ def test_ablate_one_step_scores_with_that_view(tiny_set, tmp_path: Path, capsys)
     assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "mirror"]) == 0
     assert "this reader has no such step" in capsys.readouterr().err
     assert main(["eval", str(data), "--models", str(models), "--repeat", "0"]) == 2
+    assert main(["eval", str(data), "--models", str(models), "--ablate", "all", "--mistakes", str(tmp_path / "m")]) == 2
 
 
 def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, capsys) -> None:
