@@ -42,3 +42,16 @@ def keep_screenshot(page: Any, path: Path, *, full_page: bool = True, min_bytes:
         Path(target).mkdir(parents=True, exist_ok=True)
         shutil.copy(path, Path(target) / path.name)
     return path
+
+
+def tap_object(page: Any, k: int) -> None:
+    """Tap die (or card) ``k`` of the reveal photo where its outline's centre is, as a finger
+    would, even while a toast or a neighbour's 44 px tap target lies over that point: the
+    page opens the die whose centre is nearest the tap."""
+    page.wait_for_selector(f"[data-testid=object-box-{k}]", state="attached")
+    page.eval_on_selector(f"[data-testid=object-box-{k}]", """e => {
+        const r = e.getBoundingClientRect();
+        e.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true,
+                                                 clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
+    }""")
+    page.wait_for_selector("#editor:not([hidden])")

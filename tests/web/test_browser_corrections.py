@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.browser_support import tap_object
 from web.live_bench import ServeProcess, TablePage
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("reader_models")]
@@ -66,7 +67,7 @@ def test_correct_undo_and_read_again_on_the_demo(browser: Any, tmp_path: Path) -
             first = reading["objects"]
             # A die that does not count toward "two 4s" (not a 4, not a wheel) becomes a 4.
             k = next(i for i, o in enumerate(first) if o["face"] not in ("4", "wheel"))
-            page.click(f"[data-testid=object-box-{k}]")
+            tap_object(page, k)
             page.click("[data-testid=editor-face-4]")
             seq = table.seq()
             page.click("[data-testid=editor-save]")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.browser_support import tap_object
 from web.live_bench import ServeProcess, TablePage
 from web.live_bench import testid_value as face_id
 
@@ -63,7 +64,7 @@ def test_teach_the_demo_set_in_the_browser(browser: Any, tmp_path: Path) -> None
             assert len(pending["objects"]) >= 8, pending["objects"]
             was = pending["objects"][0]["face"]
             wanted = next(f for f in LIARS_FACES if f != was)
-            page.click("[data-testid=object-box-0]")
+            tap_object(page, 0)
             page.click(f"[data-testid=editor-face-{face_id(wanted)}]")
             page.click("[data-testid=editor-save]")
             assert "fixed" in (page.get_attribute("[data-testid=object-outline-0]", "class") or "")
