@@ -21,9 +21,8 @@ from vision.detections import CARD_RANKS, CARD_SUITS, Detection
 #: A face an unsure die (or card) may show, for a verdict that must hold whatever it shows:
 #: any face the classifier gives at least this probability, when those faces hold at least
 #: ALTERNATIVE_MASS of it together (else the die has no alternatives, and asks for a
-#: re-read). Chosen on validation photos (models/HISTORY.md, "Verdicts that hold whatever the
-#: unsure dice show"): of 722 dice unsure of their face alone, 689 kept alternatives and
-#: the true face was outside them for 3.
+#: re-read). Chosen on validation photos: of 722 dice unsure of their face alone, 689 kept
+#: alternatives and the true face was outside them for 3.
 ALTERNATIVE_FLOOR = 0.02
 ALTERNATIVE_MASS = 0.8
 

@@ -1,7 +1,7 @@
 """Run an ONNX model on the CPU through OpenVINO or onnxruntime, behind one small interface.
 
 OpenVINO is preferred when installed: on the 2-core development machine it ran the
-slim detector about twice as fast as onnxruntime (see models/HISTORY.md). Neither
+slim detector about twice as fast as onnxruntime (``models/MODEL_CARD.md``, *Speed*). Neither
 backend ever imports torch.
 
 >>> BACKENDS
@@ -176,8 +176,7 @@ class OpenVinoModel:
         """The outputs for one BGR ``uint8`` image, given to the network as :func:`image_blob`
         makes it, to the bit: only the channels are put in RGB order and in front here (0.2 ms
         at 512x384), and the compiled graph scales the bytes itself. Up to 3 ms less a 640x480
-        detector pass than feeding the float blob, on a slow day (models/HISTORY.md, *The
-        detector's input made inside OpenVINO*). Compiled once per image size, whatever
+        detector pass than feeding the float blob, on a slow day. Compiled once per image size, whatever
         ``static`` says."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError(f"run_image takes an H x W x 3 uint8 image, got {image.shape} {image.dtype}")

@@ -192,8 +192,7 @@ class CardReader:
         """The same models, detecting at input size ``imgsz`` (a multiple of the stride).
 
         Live frames are read at the manifest's ``imgsz``; a still photo, whose reading may
-        take longer, at :attr:`photo_imgsz`, where smaller and fainter indices are found (see
-        models/HISTORY.md, *Photos at 704*)."""
+        take longer, at :attr:`photo_imgsz`, where smaller and fainter indices are found."""
         det = self.manifest.detector
         if imgsz <= 0 or imgsz % det.stride:
             raise ValueError(f"card detector input size must be a positive multiple of {det.stride}, got {imgsz}")
@@ -281,7 +280,7 @@ class CardReader:
         that reading's score reaches the threshold and one corner at least was sure on its
         own, and the corners read the same suit. So two corners that disagree, a sure 5H and
         an unsure 3H, make one card: sure of 5H when the unsure corner leaves room for it,
-        else uncertain, never two cards (see models/HISTORY.md, *One card, two corners*); a
+        else uncertain, never two cards; a
         sure 5S and an unsure 5C make an uncertain 5S.
 
         A ``photo`` may be looked at again zoomed out or in (:meth:`detect`).

@@ -1,9 +1,10 @@
 """Two readers on the same live clips, compared reveal by reveal (``eval-live --against``).
 
-Counts over a hundred clips move by several from one training seed to the next (models/HISTORY.md,
-*How far apart two card fine-tunes play the clips*), so a total alone cannot say that one reader
-plays better. What can is the clips where the two differ: a reveal right with one reader only
-counts for it, and an even split of those is what chance gives.
+Counts over a hundred clips move by several from one training seed to the next (two card
+classifier fine-tunes differing only in their seed played 56 and 61 of 120 clips right), so a
+total alone cannot say that one reader plays better. What can is the clips where the two
+differ: a reveal right with one reader only counts for it, and an even split of those is what
+chance gives.
 
 >>> before = [{"game": "pin456", "seed": 1, "closer": {"outcome": "right"}},
 ...           {"game": "pin456", "seed": 2, "closer": {"outcome": "re-read"}}]

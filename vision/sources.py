@@ -41,7 +41,7 @@ import numpy as np
 
 # What a webcam is asked for. Doubt's cards stand 60-120 px tall in a 640x480 webcam frame,
 # their corner indices 10-18 px; at 1280x720 twice that. Live Doubt reveals read right went
-# from 111 to 180 of 240 clips (models/HISTORY.md, *A webcam at 1280x720*).
+# from 111 to 180 of 240 clips.
 WEBCAM_SIZE = (1280, 720)
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".gif")

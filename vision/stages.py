@@ -85,7 +85,7 @@ def detect_zoomed_out(
     larger than ``zoom_out_above`` (in the first pass's input pixels) and sure
     (``sure_threshold``) are added, then both passes go through NMS together: at that size
     the first pass is what errs, while smaller boxes of the second pass are mostly specks
-    (measured in ``models/HISTORY.md``, *Close-up photos*). A second-pass box that holds
+    (measured on validation close-ups). A second-pass box that holds
     the middle of one of ``cards`` (cards or card indices found in the frame) is left out:
     a die never does, while a fan of pip cards at half size looks like one large die.
 
@@ -122,8 +122,7 @@ def detect_zoomed_in(model: Model, spec: DetectorSpec, image: np.ndarray, found:
     letterboxed to 416 px they are 6-15 px, under what the detector finds reliably (about
     14 px). At twice the input they are the size it knows, and the photo still has twice
     the pixels the input needs, so nothing is invented by enlarging. It costs about four
-    times the first pass, so only photos take it, never a live frame (see
-    ``models/HISTORY.md``, *Wide photos*).
+    times the first pass, so only photos take it, never a live frame.
     """
     if spec.zoom_in_below is None or max(image.shape[:2]) < 4 * spec.imgsz:
         return found
@@ -156,7 +155,7 @@ def detect_mirrored(model: Model, spec: DetectorSpec, image: np.ndarray, found: 
     dice the first pass missed than not dice at all, but not always: on the validation
     renders ``synth-val-train``, 22 of 35 were dice, all of them read right and 19 sure, while
     10 of the 13 others were read unsure. So a reader keeps a box of this pass only when its
-    classifier reads it sure (see ``models/HISTORY.md``, *The frame mirrored*).
+    classifier reads it sure (``models/MODEL_CARD.md``, *Tried and not kept*: off by default).
     """
     width = image.shape[1]
     seen = detect_boxes(model, spec, cv2.flip(image, 1))  # 0.1 ms at 1280x720; a numpy copy of image[:, ::-1] takes 4

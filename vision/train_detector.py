@@ -46,7 +46,7 @@ class DetectorConfig:
     init: str | None = None  # weights of an earlier (finished) run to continue from, with a new schedule
     # The learning rate a fine-tune (``init``) asks for. Ultralytics uses it only with a named
     # ``optimizer``: under "auto" it picks its own, AdamW at 0.002 for runs under 10,000 steps,
-    # which every fine-tune here has been (see models/HISTORY.md, *The optimizer a fine-tune ran*).
+    # which every fine-tune here has been.
     init_lr0: float = 0.003
     optimizer: str = "auto"  # or "SGD", "AdamW": then lr0 is what trains
     lr0: float | None = None  # with a named optimizer (None: init_lr0 for a fine-tune, Ultralytics' 0.01 fresh)

@@ -12,7 +12,7 @@ it, and the probabilities of faces with the same name add up (a Liar's die with 
 merged probability, *not* renormalised over the kept faces: a die the model reads as a
 face the game does not have keeps a low score and stays uncertain. (Renormalising was
 measured too: it made more dice sure, but on Nine Dice validation scenes more of those
-were wrong than without any vocabulary; see ``models/HISTORY.md``.) Colours are
+were wrong than without any vocabulary.) Colours are
 *restricted*: the most likely of the allowed colours is reported, with its probability
 (likewise not renormalised), so that a table whose words depend on colour can doubt it.
 

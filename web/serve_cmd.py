@@ -89,7 +89,7 @@ def camera_size(text: str) -> tuple[int, int] | None:
 def _small_frame_note(size: tuple[int, int]) -> str:
     """A warning for frames narrower than :data:`WEBCAM_SIZE`: on rendered Doubt clips at
     640x480 a card's 4 px index suit was sometimes read surely wrong (a club as a spade),
-    and never at 1280x720 (see models/HISTORY.md, *A suit specialist*).
+    and never at 1280x720.
 
     >>> _small_frame_note((1280, 720)), _small_frame_note((640, 480))[:40]
     ('', '; smaller than 1280x720: at Doubt, bring')

@@ -278,7 +278,7 @@ def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_pa
 
     assert main(["synth", "--out", str(tmp_path / "dice"), "--n", "6", "--seed", "4", "--workers", "1", "--quiet"]) == 0
     out = tmp_path / "models"
-    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md", "HISTORY.md"))
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
     # Six scenes show a few of the body colours only, and the second opinion reads them all.
     doc = json.loads((out / "dice-reader.json").read_text(encoding="utf-8"))
     doc.pop("second_opinion")

@@ -404,9 +404,9 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
     from pathlib import Path
 
     detector = json.loads((Path(__file__).parents[2] / "models" / "dice-reader.json").read_text())["detector"]
-    assert detector["zoom_out_above"] == 48  # chosen on validation data: see models/HISTORY.md, *Close-up photos*
-    assert detector["zoom_in_below"] == 40  # *Wide photos*, raised in *The zoomed-in pass, when it runs*
-    # read at 512 with no mirrored pass since session 40: HISTORY.md, *The detector at 512, unmirrored*
+    assert detector["zoom_out_above"] == 48  # chosen on validation close-ups
+    assert detector["zoom_in_below"] == 40  # chosen on validation wide photos
+    # read at 512 with no mirrored pass (models/MODEL_CARD.md, *Tried and not kept*)
     assert detector["imgsz"] == 512 and detector["mirror"] is False
     # boxes from 0.1 that the classifier vouches for, since session 45: *Faint boxes the classifier vouches for*
     assert detector["vouch_floor"] == 0.1 and detector["conf_threshold"] == 0.25

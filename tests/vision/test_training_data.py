@@ -880,7 +880,7 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
     assert main(["synth", "--out", str(tmp_path / "nine"), "--n", "4", "--seed", "5", "--dice-sets", "nine",
                  "--workers", "1", "--quiet"]) == 0
     out = tmp_path / "models"
-    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md", "HISTORY.md"))
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
     before = sha256_of(out / "dice-specialist.onnx")
     assert main(["train", "--stage", "specialist", "--no-real", "--synth", str(tmp_path / "nine"),
                  "--cls-init", str(out / "dice-specialist.onnx"), "--cls-epochs", "1", "--cls-samples", "64",
@@ -904,7 +904,7 @@ def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_repl
     from vision.reader import DEFAULT_MODEL_DIR
 
     out = tmp_path / "models"
-    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md", "HISTORY.md"))
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
     before = ReaderManifest.load(out / "dice-reader.json").detector
     assert before.vouch_floor is not None and before.zoom_out_above is not None  # something to keep
     scenes = tmp_path / "set"
