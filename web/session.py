@@ -700,12 +700,7 @@ class TableSession:
             if position is not None:
                 kwargs = self._correct_in_log(events, position, objects)
             elif rec.at_seq == len(events) and state.expects() in READING_EVENTS:
-                try:
-                    body, _, result = self._judge(state, str(state.expects()), objects)
-                except Misread as err:
-                    kwargs = {"event_action": "none", "event": None, "reason": bilingual(err), "verdict": None}
-                else:
-                    kwargs = {"event_action": "append", "event": body, "reason": None, "verdict": result}
+                kwargs = self._judged(state, objects)
             else:
                 raise StaleReading(reading_id, "the game has moved on since it was taken",
                                    "読み取った後にゲームが進んでいます")
@@ -720,6 +715,15 @@ class TableSession:
             self.sessions.bus.publish(self.id, kind, {"reading": out, "correction": correction.to_json()})
             return {"status": kind, "reading": out, "verdict": out["verdict"], "reason": out["reason"],
                     "correction": correction.to_json(), "view": self.view()}
+
+    def _judged(self, state: State, objects: Any) -> JSON:
+        """What a corrected reading of the reveal the table waits for does to the log: the
+        event it makes and its verdict, or none and the reason it cannot be judged."""
+        try:
+            body, _, result = self._judge(state, str(state.expects()), objects)
+        except Misread as err:
+            return {"event_action": "none", "event": None, "reason": bilingual(err), "verdict": None}
+        return {"event_action": "append", "event": body, "reason": None, "verdict": result}
 
     def _last_correction(self, events: list[StoredEvent], state: State) -> tuple[ReadingRecord, CorrectionRecord] | None:
         """The newest correction of a reading still in play (its reveal in the log, or the
@@ -747,12 +751,7 @@ class TableSession:
         if position is not None:
             kwargs = self._correct_in_log(events, position, objects)
         else:
-            try:
-                body, _, result = self._judge(state, str(state.expects()), objects)
-            except Misread as err:
-                kwargs = {"event_action": "none", "event": None, "reason": bilingual(err), "verdict": None}
-            else:
-                kwargs = {"event_action": "append", "event": body, "reason": None, "verdict": result}
+            kwargs = self._judged(state, objects)
         try:
             rec, undone = self.store.correct_reading(self.id, rec.id, len(events), who=fix.who, objects=objects,
                                                      undo=fix.id, **kwargs)

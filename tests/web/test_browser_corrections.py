@@ -71,11 +71,11 @@ def test_correct_undo_and_read_again_on_the_demo(browser: Any, tmp_path: Path) -
             page.click("[data-testid=editor-face-4]")
             seq = table.seq()
             page.click("[data-testid=editor-save]")
-            page.wait_for_function(f"() => document.querySelector('#photo .fixed.hl[data-testid=object-outline-{k}], "
-                                   f"#photo .box.fixed.hl[data-testid=object-box-{k}]') !== null")
-            outline = page.query_selector(f"#photo .fixed.hl[data-testid=object-outline-{k}]") or \
-                page.query_selector(f"[data-testid=object-box-{k}]")
-            assert outline.evaluate("e => getComputedStyle(e).borderTopColor") == ACCENT
+            # the corrected die is outlined as fixed and still highlighted (it counts toward the bid);
+            # the photo may be drawn again meanwhile, so the colour is awaited, not read once
+            page.wait_for_function(f"() => [...document.querySelectorAll('#photo .fixed.hl[data-testid=object-outline-{k}], "
+                                   f"#photo .box.fixed.hl[data-testid=object-box-{k}]')]"
+                                   f".some((e) => getComputedStyle(e).borderTopColor === '{ACCENT}')")
             fixed = server.get_json(f"/api/tables/{tid}/readings/{outcome.reading_id}")["objects"][k]
             assert fixed["face"] == "4" and fixed["corrected"] and fixed["colour"] == first[k]["colour"] is not None
             assert table.seq() == seq  # a correction replaces the reveal; it adds no event
