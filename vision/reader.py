@@ -72,14 +72,14 @@ DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 NO_DIE_DROP = 0.8
 """A box the classifier reads as no die (``none``) with this probability or more is left out
 of a reading taken with a look (a photo, a settled reveal's closer look). Chosen on the
-validation renders (session 39): at 0.5 more wrongly kept boxes went, but three times as
+validation renders: at 0.5 more wrongly kept boxes went, but three times as
 many dice, a third of them ship's wheels."""
 
 VOUCH_NONE = 0.02
 """A box the detector doubts (under its sure threshold) counts as surely a die when the
 classifier reads it as no die with a probability under this, reads its face sure, and the
 box stands apart from the frame's other boxes (:data:`VOUCH_APART`): see :func:`vouched`.
-Chosen on the validation renders (session 40)."""
+Chosen on the validation renders."""
 
 VOUCH_APART = 0.4
 """A box that shares this share or more of the smaller box's area with another box of its
