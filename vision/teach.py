@@ -215,6 +215,29 @@ def reading_gain(reader: DiceReader, recalibration: Recalibration | None, taught
     return int(right.sum()) - WRONG_COST * int(wrong.sum())
 
 
+def deck_gain(cards: CardReader, recalibration: tuple[Recalibration | None, Recalibration | None],
+              taught: Sequence[TaughtIndices]) -> int:
+    """:func:`reading_gain` for a deck's corner indices: an index is sure when its rank and
+    suit probabilities' product reaches the card reader's threshold, and a box that is no
+    index read surely as one is a mistake."""
+    if not taught:
+        return 0
+    ranks, suits = recalibration
+    rank_p = np.concatenate([t.rank_p for t in taught])
+    suit_p = np.concatenate([t.suit_p for t in taught])
+    if ranks is not None:
+        rank_p = ranks.apply(rank_p)
+    if suits is not None:
+        suit_p = suits.apply(suit_p)
+    true_rank = np.concatenate([t.ranks for t in taught])
+    true_suit = np.concatenate([t.suits for t in taught])
+    r = rank_p[:, :len(CARD_RANKS)].argmax(axis=1)
+    s = suit_p.argmax(axis=1)
+    sure = rank_p[np.arange(len(r)), r] * suit_p[np.arange(len(s)), s] >= cards.threshold
+    right = sure & (r == true_rank) & (s == true_suit)
+    return int(right.sum()) - WRONG_COST * int((sure & ~right).sum())
+
+
 def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: float | None = None) -> Profile:
     """A profile from the examples of labelled photos, for ``reader``'s base models.
 
@@ -223,12 +246,16 @@ def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: floa
     fitted on the other photos (:data:`FOLDS` interleaved parts); the best is then fitted on
     every photo. No change wins a tie, and with fewer than :data:`MIN_TO_CHOOSE` photos
     nothing is changed: a profile departs from the base reader only where photos it was not
-    taught from say so. The deck takes the pull the dice chose."""
+    taught from say so. A deck's indices count in that choice as the dice do
+    (:func:`deck_gain`), and take the same pull."""
     spec = reader.manifest.classifier
     counts = Counter(face for p in photos for face in p.faces)
 
     def join(rows: Iterable[int]) -> TaughtDice:
         return TaughtDice.join([photos[i].dice for i in rows], len(spec.faces), len(spec.colours))
+
+    def deck(rows: Iterable[int]) -> list[TaughtIndices]:
+        return [d for i in rows if (d := photos[i].deck) is not None]
 
     everything = range(len(photos))
     if pull is None and len(photos) >= MIN_TO_CHOOSE:
@@ -237,12 +264,18 @@ def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: floa
         for candidate in (None, *PULLS):
             gain = 0
             for k in range(folds):
-                shown = join(i for i in everything if i % folds == k)
+                shown = [i for i in everything if i % folds == k]
+                rest = [i for i in everything if i % folds != k]
                 if candidate is None:
-                    gain += reading_gain(reader, None, shown)
+                    gain += reading_gain(reader, None, join(shown))
+                    if reader.cards is not None:
+                        gain += deck_gain(reader.cards, (None, None), deck(shown))
                     continue
-                rest = join(i for i in everything if i % folds != k)
-                gain += reading_gain(reader, Recalibration.fit(spec.faces, rest.face_p, rest.faces, candidate), shown)
+                taught = join(rest)
+                gain += reading_gain(reader, Recalibration.fit(spec.faces, taught.face_p, taught.faces, candidate),
+                                     join(shown))
+                if reader.cards is not None:
+                    gain += deck_gain(reader.cards, fit_deck(reader.cards, deck(rest), candidate), deck(shown))
             gains[candidate] = gain
         pull = max(gains, key=lambda c: (gains[c], c is None))
     if pull is None:  # no change
@@ -250,7 +283,7 @@ def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: floa
                        photos=len(photos), objects=int(sum(counts.values())), counts=dict(counts))
     profile = fit_profile(reader, join(everything), len(photos), counts, pull)
     if reader.cards is not None:
-        ranks, suits = fit_deck(reader.cards, [p.deck for p in photos if p.deck is not None], pull)
+        ranks, suits = fit_deck(reader.cards, deck(everything), pull)
         if ranks is not None:
             profile = replace(profile, ranks=ranks, suits=suits, card_base=reader.cards.base_models)
     return profile

@@ -249,3 +249,25 @@ def test_a_deck_taught_with_the_dice_reads_its_unsure_index_surely(tmp_path, cap
     before, after = score_reading(reader, first), score_reading(reader.with_profile(profile), first)
     assert (before.cards, before.cards_sure_wrong, after.cards, after.cards_sure_wrong) == (3, 0, 3, 0)
     assert after.cards_sure_right == before.cards_sure_right + 1 and after.to_json()["card_accuracy"] > 0
+
+
+def test_a_deck_alone_is_taught_when_its_own_indices_say_so(tmp_path, capsys):
+    """Doubt photos hold no dice: the cross-validation weighs the deck's indices."""
+    from tests.vision import tiny_card_reader as tiny_cards
+
+    models = tiny_cards.build_onnx(tiny.build_onnx(tmp_path / "models"))
+    cards = [{"kind": "card", "face": "QH", "box": [380, 40, 500, 200]},
+             {"kind": "card", "face": "7S", "box": [20, 380, 110, 470]},
+             {"kind": "card", "face": "KD", "box": [560, 395, 635, 475]}]
+    lines = []
+    for k in range(4):
+        image = tiny_cards.paint(np.zeros((tiny.FRAME_H, tiny.FRAME_W, 3), np.uint8))
+        image[0, k] = 255
+        cv2.imwrite(str(tmp_path / f"deck-{k}.png"), image)
+        lines.append(json.dumps({"image": f"deck-{k}.png", "objects": cards}))
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["teach", "--profile", str(tmp_path / "p"), "--models", str(models), str(labels)]) == 0
+    capsys.readouterr()
+    profile = Profile.load(tmp_path / "p")
+    assert profile.ranks is not None and profile.faces.is_identity  # the deck learnt; no die was shown
