@@ -371,9 +371,10 @@ def held_out(
     if len(photos) < 2:
         return None
     folds = min(folds, len(photos))
+    examples = [taught_photo(reader, photo, image) for photo, image in photos]  # each photo read once
     total = HeldOut(0, 0, 0, 0)
     for k in range(folds):
-        taught = [p for i, p in enumerate(photos) if i % folds != k]
+        taught = [e for i, e in enumerate(examples) if i % folds != k]
         shown = [p for i, p in enumerate(photos) if i % folds == k]
-        total = total + score_reading(reader.with_profile(teach(reader, taught)), shown)
+        total = total + score_reading(reader.with_profile(teach_examples(reader, taught)), shown)
     return total
