@@ -1,4 +1,4 @@
-"""Teaching a table's reader profile from the dashboard (issue 81; ``docs/teach.md``).
+"""Teaching a table's reader profile from the dashboard (``docs/teach.md``).
 
 A table chooses one of the server's profiles (:mod:`web.profiles`); the choice and a
 "teach during play" switch are table settings kept in the store, so a table remembers
@@ -69,7 +69,7 @@ log = logging.getLogger(__name__)
 
 #: A profile is "ready" once it keeps this many photos and reads the photos held out from
 #: its teaching at least this well, with at most this share of dice read surely wrong:
-#: issue 81's targets after 10 taught photos.
+#: the targets a set is taught to, after 10 photos.
 READY_PHOTOS = 10
 READY_ACCURACY = 0.98
 READY_CONFIDENTLY_WRONG = 0.005
