@@ -238,10 +238,6 @@ def run(args: argparse.Namespace) -> int:
             if profile is not None:
                 fns[b + "_profile"] = reader.without_cards().with_profile(profile).read
                 fns[b + "_second_look_profile"] = reader.without_cards().with_look(SECOND_LOOK).with_profile(profile).read
-            if reader.manifest.detector.mirror:
-                unmirrored = reader.without_cards().without_mirror()
-                fns[b + "_no_mirror"] = unmirrored.read
-                fns[b + "_second_look_no_mirror"] = unmirrored.with_look(SECOND_LOOK).read
             if reader.specialists:
                 fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
             if reader.second_opinion is not None:
@@ -266,10 +262,6 @@ def run(args: argparse.Namespace) -> int:
                 sp = row["speedup_vs_ultralytics"][b]
                 line += f"   speed vs Ultralytics: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
             print(line)
-            if b + "_no_mirror" in row:
-                n = row[b + "_no_mirror"]
-                print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
-                      f"(the same live reads without the mirrored detector pass)")
             again = row[b + "_second_look"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
                   f"(the same reads with a second look at borderline dice: what tableref read does by default)")
@@ -283,10 +275,6 @@ def run(args: argparse.Namespace) -> int:
                 n = row[b + "_second_look_no_second_opinion"]
                 print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
                       f"(that second look without the second-opinion classifier)")
-            if b + "_second_look_no_mirror" in row:
-                n = row[b + "_second_look_no_mirror"]
-                print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
-                      f"(that second look without the mirrored detector pass)")
             if b + "_no_specialists" in row:
                 n = row[b + "_no_specialists"]
                 groups = ", ".join("/".join(spec.faces) for spec in readers[b].manifest.specialists)

@@ -60,7 +60,6 @@ ABLATIONS: dict[str, str] = {
     "pieces-and-clusters": "a large die's pieces and boxes of clustered dice left out",
     "no-die-drop": "boxes the classifier reads as no die left out",
     "cross-checks": "die boxes holding a card index, and index boxes holding a die, left out",
-    "mirror": "the mirrored detector pass",
     "card-closer-look": "card indices found at the photo's larger detector input, not the live frame's",
     "card-body": "cards read from their bodies too, not their corners alone",
     "card-turns": "each card index read at its quarter turns, not once",
@@ -71,14 +70,13 @@ ABLATIONS: dict[str, str] = {
 
 def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -> DiceReader:
     """``reader`` without ``step`` (one of :data:`ABLATIONS`): a reader view over the same
-    models; ``reader`` itself when it has no such step (the mirrored pass the manifest leaves
-    off, a card step without a card model). ``live_card_imgsz``: the card detector's input
+    models; ``reader`` itself when it has no such step (a card step without a card model). ``live_card_imgsz``: the card detector's input
     size for live frames, which ``card-closer-look`` reads photos at (default: the photo's).
 
     >>> ablated(None, "sharpening")  # type: ignore[arg-type]
     Traceback (most recent call last):
     ...
-    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, mirror, card-closer-look, card-body, card-turns, card-specialists
+    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, card-closer-look, card-body, card-turns, card-specialists
     """
     if step not in ABLATIONS:
         raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
@@ -92,7 +90,6 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
         "pieces-and-clusters": lambda: reader.without(Step.PIECES_AND_CLUSTERS),
         "no-die-drop": lambda: reader.without(Step.NO_DIE_DROP),
         "cross-checks": lambda: reader.without(Step.CROSS_CHECKS),
-        "mirror": reader.without_mirror,
         "card-closer-look": lambda: reader if reader.cards is None or live_card_imgsz in (None, reader.cards.imgsz)
         else reader.with_card_imgsz(live_card_imgsz),
         "card-body": reader.without_card_body,

@@ -213,7 +213,7 @@ def play_clip(
     if game == "doubt":
         scene = render_card_scene(rng, demo_card_config(specs, spec.size, tables, card_px))  # type: ignore[arg-type]
         clip = make_clip(rng, game, specs, scene, spec.rolling, card_pieces(scene))
-        live, closer, kind = reader.without_mirror(), None, "card"  # as serve reads a Doubt table
+        live, closer, kind = reader, None, "card"  # as serve reads a Doubt table
         vocabulary = None
     else:
         scene = render_scene(rng, demo_scene_config(specs, spec.size, tables, die_px))  # type: ignore[arg-type]

@@ -73,10 +73,6 @@ class DetectorSpec:
     reader keeps one only when its classifier vouches for it as surely a die
     (:func:`vision.reader.vouched`); they take no part in the choice of zoomed passes.
     None: no box under ``conf_threshold`` is kept.
-    ``mirror``: a frame (photo or live) is also detected mirrored left to right. The sure
-    boxes of that pass that overlap no box found are dice the first pass missed, or not
-    dice at all: the reader keeps one only when its classifier reads the die sure
-    (:func:`vision.stages.detect_mirrored`). False: no such pass.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
@@ -95,7 +91,6 @@ class DetectorSpec:
     photo_imgsz: int | None = None
     zoom_out_above: int | None = None
     zoom_in_below: int | None = None
-    mirror: bool = False
     zoom_out_photo_score: float | None = None
     vouch_floor: float | None = None
 
@@ -115,8 +110,6 @@ class DetectorSpec:
             if self.zoom_out_above is None:
                 raise ManifestError(f"detector {self.file}: zoom_out_photo_score needs zoom_out_above, the side "
                                     "that makes a box large")
-        if not isinstance(self.mirror, bool):
-            raise ManifestError(f"detector {self.file}: mirror must be true or false, got {self.mirror!r}")
         if self.photo_imgsz is not None and (self.photo_imgsz <= 0 or self.photo_imgsz % self.stride):
             raise ManifestError(f"detector {self.file}: photo_imgsz must be a positive multiple of the stride "
                                 f"{self.stride}, got {self.photo_imgsz}")
@@ -137,8 +130,6 @@ def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
     for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below", "zoom_out_photo_score", "vouch_floor"):
         if out[optional] is None:
             del out[optional]  # manifests written before these existed stay as they were
-    if not out["mirror"]:
-        del out["mirror"]
     return out
 
 

@@ -155,14 +155,6 @@ def _dice_only(reader: Reader) -> Reader:
     return reader.without_cards() if getattr(reader, "cards", None) is not None else reader  # type: ignore[attr-defined]
 
 
-def _without_mirror(reader: Reader) -> Reader:
-    """The reader without the mirrored dice pass
-    (:meth:`~vision.reader.DiceReader.detect_mirrored`), or itself when it has none (a test
-    double): for a table that waits for cards alone, whose dice it drops, and for the closer look."""
-    without_mirror = getattr(reader, "without_mirror", None)
-    return reader if without_mirror is None else without_mirror()
-
-
 FOREIGN_BELOW = 0.2
 """On a table waiting for one game, a die whose up face scores under this on every face
 of that game's dice is not one of them (a stray die, a speck the detector doubts)."""
@@ -217,13 +209,11 @@ def doubt_foreign(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELO
 
 def closer_reader(dice_reader: Reader) -> Reader | None:
     """The dice reader that takes the closer look (:data:`~vision.stages.CLOSER_LOOK`), or
-    None for a reader that cannot (a test double). It makes no mirrored detector pass
-    (the frames had one, see :meth:`~vision.reader.DiceReader.detect_mirrored`): the closer
-    look re-decides the dice the frames settled on, and a die it alone found would be dropped."""
+    None for a reader that cannot (a test double)."""
     with_look = getattr(dice_reader, "with_look", None)
     if with_look is None:
         return None
-    return _without_mirror(with_look(CLOSER_LOOK))
+    return with_look(CLOSER_LOOK)
 
 
 def look_closer(reader: Reader | None, settled: SettledReading, config: SettleConfig) -> SettledReading:
@@ -310,7 +300,7 @@ class LivePipeline:
         self._profile: Any = None  # a table's reader profile on top of the reader (see use_profile())
         self._full_reader: Reader = reader
         self._dice_reader = _dice_only(reader)
-        self._cards_reader = _without_mirror(reader)
+        self._cards_reader = reader
         self.closer_look = closer_look
         self._closer_reader = closer_reader(self._dice_reader) if closer_look else None
         self._card_closer_ready: tuple[int, int] | None = None  # the frame size it was compiled for
@@ -495,7 +485,7 @@ class LivePipeline:
         with self._reader_lock, self._cond:
             self._vocabulary, self._profile = vocabulary, profile
             self._full_reader, self._dice_reader, self._closer_reader = full, dice, closer
-            self._cards_reader = _without_mirror(full)
+            self._cards_reader = full
 
     @property
     def vocabulary(self) -> Any:

@@ -54,7 +54,6 @@ from vision.stages import (
     BoxesFound,
     classify_crops,
     detect_at_scale,
-    detect_mirrored,
     holds_a_card_index,
     holds_a_die,
     pieces_and_clusters,
@@ -330,15 +329,6 @@ class DiceReader:
             return self
         return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
 
-    def without_mirror(self) -> DiceReader:
-        """The same models without the mirrored detector pass (what it costs and gains:
-        ``tableref bench``; see :meth:`detect_mirrored`)."""
-        det = self.manifest.detector
-        if not det.mirror:
-            return self
-        return self._view(self.cards, self.vocabulary, self.second_look,
-                          replace(self.manifest, detector=replace(det, mirror=False)))
-
     def without_second_look(self) -> DiceReader:
         """The same reader, still reading photos as photos (zoomed passes, the second opinion,
         boxes of no die left out), but reading no borderline die again from its look's extra
@@ -389,19 +379,6 @@ class DiceReader:
         if Step.CROSS_CHECKS in self.skipped:
             return found
         return found.without(holds_a_card_index(found.boxes, cards))
-
-    def detect_mirrored(self, image: np.ndarray, found: BoxesFound, cards: Sequence[Detection] = ()) -> BoxesFound:
-        """When the manifest's detector has ``mirror``, the boxes of a pass on ``image``
-        mirrored that :func:`~vision.stages.detect_mirrored` finds beside those ``found``,
-        but for those holding a card's index among ``cards``; else none. Photos and live
-        frames alike; :meth:`read` keeps a die of these only when it reads it sure."""
-        spec = self.manifest.detector
-        if not spec.mirror:
-            return BoxesFound.empty()
-        extra = detect_mirrored(self.detector, spec, image, found)
-        if Step.CROSS_CHECKS in self.skipped:
-            return extra
-        return extra.without(holds_a_card_index(extra.boxes, cards))
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box (:meth:`classify_base`), recalibrated by
@@ -463,7 +440,7 @@ class DiceReader:
         ``box_scores`` are the detector's confidences (None: the boxes are known dice), and
         a die's ``box_score`` is that, raised to the detector's sure threshold when the
         classifier vouches for a doubted box (:func:`vouched`; ``crowd``: every box of the
-        frame, default ``boxes``). A faint box, under the detector's ``conf_threshold``
+        frame, default ``boxes``, counted before any is left out as no die). A faint box, under the detector's ``conf_threshold``
         (found from its ``vouch_floor``), is left out unless the classifier vouches for it.
         With a look (a photo), boxes read as no die, the pieces of a large die and clusters
         of dice are left out (:func:`~vision.stages.pieces_and_clusters`)."""
@@ -575,9 +552,6 @@ class DiceReader:
         is loaded. An index whose box holds a die read sure is a cluster of dice, not an
         index, and is left out (:func:`~vision.stages.holds_a_die`).
 
-        A frame whose manifest says ``mirror`` is also detected mirrored, and a die only
-        that pass finds is kept when it is read sure (:meth:`detect_mirrored`).
-
         ``ms`` covers letterbox, all networks, crops and post-processing of this frame.
         """
         return self.read_detailed(image_bgr)[0]
@@ -597,20 +571,12 @@ class DiceReader:
             corners = self.cards.read_corners(image, photo=self.reads_photos)
             indices, cards = corners.indices, self.cards.merge(corners, image)
         found = self.detect(image, (*indices, *cards))
-        extra = self.detect_mirrored(image, found, (*indices, *cards))
-        crowd = np.concatenate([found.boxes, extra.boxes])
-        face_p, colour_p = self.classify(image, crowd)
-        hopeful = self.may_vouch(face_p, np.concatenate([found.scores, extra.scores]))
+        face_p, colour_p = self.classify(image, found.boxes)
+        hopeful = self.may_vouch(face_p, found.scores)
         if not hopeful.all():
-            n = len(found.boxes)
-            found, extra = found.without(~hopeful[:n]), extra.without(~hopeful[n:])
-            crowd, face_p, colour_p = crowd[hopeful], face_p[hopeful], colour_p[hopeful]
-        n = len(found.boxes)
-        dice = self.label_dice(found.boxes, face_p[:n], colour_p[:n], found.scores, crowd)
-        if len(extra.boxes):
-            more = [d for d in self.label_dice(extra.boxes, face_p[n:], colour_p[n:], extra.scores, crowd)
-                    if not d.uncertain]
-            dice = tuple(sorted((*dice, *more), key=lambda d: d.box[0] + d.box[2]))
+            found = found.without(~hopeful)
+            face_p, colour_p = face_p[hopeful], colour_p[hopeful]
+        dice = self.label_dice(found.boxes, face_p, colour_p, found.scores, found.boxes)
         if corners is not None and self.cards is not None and indices and Step.CROSS_CHECKS not in self.skipped:
             on_dice = holds_a_die(np.array([i.box for i in indices], np.float64), dice)
             if on_dice.any():

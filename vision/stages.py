@@ -9,17 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.backends import Model, prepare_image, run_image
-from vision.boxes import area, intersection_matrix, iou_matrix, letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.boxes import area, intersection_matrix, letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.crops import crop_batch
 from vision.detections import Detection
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
 
 MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
-MIRRORED_SAME = 0.3  # a mirrored-pass box overlapping a found one more (IoU) is that object again
 
 
 @dataclass(frozen=True)
@@ -144,27 +142,6 @@ def detect_at_scale(
     The dice and card readers both detect this way, each with its own ``spec``."""
     found = detect_zoomed_out(model, spec, image, photo=photo, cards=cards)
     return detect_zoomed_in(model, spec, image, found) if photo else found
-
-
-def detect_mirrored(model: Model, spec: DetectorSpec, image: np.ndarray, found: BoxesFound) -> BoxesFound:
-    """The sure boxes of a pass on ``image`` mirrored left to right, in ``image``'s pixels,
-    that overlap none of ``found`` by more than :data:`MIRRORED_SAME` (IoU).
-
-    The detector learnt dice mirrored too, so the mirrored frame is a second view of the
-    same scene whose misses are not quite the first pass's. Its new boxes are more often
-    dice the first pass missed than not dice at all, but not always: on the validation
-    renders ``synth-val-train``, 22 of 35 were dice, all of them read right and 19 sure, while
-    10 of the 13 others were read unsure. So a reader keeps a box of this pass only when its
-    classifier reads it sure (``models/MODEL_CARD.md``, *Tried and not kept*: off by default).
-    """
-    width = image.shape[1]
-    seen = detect_boxes(model, spec, cv2.flip(image, 1))  # 0.1 ms at 1280x720; a numpy copy of image[:, ::-1] takes 4
-    boxes = seen.boxes.copy()
-    boxes[:, 0], boxes[:, 2] = width - seen.boxes[:, 2], width - seen.boxes[:, 0]
-    new = seen.scores >= spec.sure_threshold
-    if len(found.boxes) and len(boxes):
-        new &= iou_matrix(boxes, found.boxes).max(axis=1) <= MIRRORED_SAME
-    return BoxesFound(boxes[new], seen.scores[new])
 
 
 def _dice(spec: DetectorSpec, found: BoxesFound) -> np.ndarray:

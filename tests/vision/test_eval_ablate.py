@@ -30,7 +30,7 @@ def test_each_step_is_a_reader_view(tmp_path: Path) -> None:
     assert ablated(reader, "vouching").with_vocabulary(None).skipped == frozenset({Step.VOUCHING})  # views keep it
     looked = ablated(reader, "second-look")
     assert looked.reads_photos and looked.second_look is not None and looked.second_look.band == (1.0, 1.0)
-    for step in ("mirror", "specialists", "second-opinion", "card-body", "card-turns"):  # the tiny reader has none
+    for step in ("specialists", "second-opinion", "card-body", "card-turns"):  # the tiny reader has none
         assert ablated(reader, step) is reader
     with pytest.raises(ValueError, match="no read-path step"):
         ablated(reader, "sharpening")
@@ -47,7 +47,7 @@ def test_ablate_one_step_scores_with_that_view(tiny_set, tmp_path: Path, capsys)
     line = json.loads(capsys.readouterr().out)
     assert line["ablated"] == "vouching" and line["headline"]["found"] == 1.0
     assert json.loads((out / "metrics.json").read_text(encoding="utf-8"))["reader"]["skipped"] == ["vouching"]
-    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "mirror"]) == 0
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "specialists"]) == 0
     assert "this reader has no such step" in capsys.readouterr().err
     assert main(["eval", str(data), "--models", str(models), "--repeat", "0"]) == 2
     assert main(["eval", str(data), "--models", str(models), "--ablate", "all", "--mistakes", str(tmp_path / "m")]) == 2
@@ -65,7 +65,7 @@ def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, 
     steps = {row["step"]: row for row in table["steps"]}
     assert set(steps) | set(table["not_in_read_path"]) == {*ABLATIONS, CONTROL}
     assert all(v in (0.0, None) for v in steps[CONTROL]["delta"].values())  # the same reader, read again
-    assert "mirror" in table["not_in_read_path"] and "second-look" in steps
+    assert "specialists" in table["not_in_read_path"] and "second-look" in steps
     assert table["images"] == 2 and table["headline"]["found"] == 1.0
     assert all(isinstance(row["ms"], float) for row in steps.values())
     assert "zoom-out" in table["not_in_read_path"]  # the tiny manifest has no zoomed passes

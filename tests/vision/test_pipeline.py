@@ -402,36 +402,14 @@ def test_a_die_read_near_the_foreign_line_no_longer_keeps_the_reveal_from_settli
     assert doubt_foreign(blinking[0], None) is blinking[0] and doubt_foreign(blinking[1], "liars-dice") is blinking[1]
 
 
-def test_a_table_waiting_for_cards_alone_reads_without_the_mirrored_dice_pass() -> None:
-    from dataclasses import replace
-
-    from tests.vision import tiny_reader as tiny
-    from vision.reader import DiceReader
-    from vision.vocabulary import game_vocabulary
-
-    m = tiny.manifest()
-    reader = DiceReader(replace(m, detector=replace(m.detector, mirror=True)), tiny.FakeDetector(), tiny.FakeClassifier())
-    pipe = LivePipeline(lambda: None, reader)  # type: ignore[arg-type]
-    assert pipe._live_reader(frozenset({"die"})).manifest.detector.mirror
-    assert pipe._live_reader(frozenset({"die", "card"})).manifest.detector.mirror
-    assert pipe._live_reader(frozenset({"card"})).manifest.detector.mirror is False
-    pipe.watch({"card"}, game_vocabulary("liars-dice"))
-    assert pipe._live_reader(frozenset({"card"})).manifest.detector.mirror is False
-    assert pipe._live_reader(frozenset({"die"})).manifest.detector.mirror
-    assert LivePipeline(lambda: None, tiny.fake_reader())._live_reader(frozenset({"card"})) is not None  # type: ignore[arg-type]
-
-
-def test_the_closer_look_makes_no_mirrored_pass() -> None:
-    from dataclasses import replace
-
+def test_the_closer_look_reads_the_frame_as_a_photo_in_one_detector_pass() -> None:
     from tests.vision import tiny_reader as tiny
     from vision.pipeline import closer_reader
     from vision.reader import DiceReader
 
-    m = tiny.manifest()
-    live = DiceReader(replace(m, detector=replace(m.detector, mirror=True)), tiny.FakeDetector(), tiny.FakeClassifier())
+    live = DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier())
     closer = closer_reader(live)
-    assert closer is not None and closer.reads_photos and closer.manifest.detector.mirror is False
+    assert closer is not None and closer.reads_photos and not live.reads_photos
     closer.read(tiny.scene())
     assert len(closer.detector.inputs) == 1  # one detector pass, not two
     assert closer_reader(tiny.fake_reader()) is not None and closer_reader(object()) is None  # type: ignore[arg-type]

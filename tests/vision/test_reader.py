@@ -263,24 +263,6 @@ def test_the_bench_times_the_second_look_without_the_second_opinion(tiny_dir, tm
     assert "onnxruntime-f32_second_look_no_second_opinion" in row
 
 
-def test_the_bench_times_live_frames_and_photos_without_the_mirrored_pass(tiny_dir, tmp_path, capsys):
-    import shutil
-
-    models = tmp_path / "models"
-    shutil.copytree(tiny_dir, models)
-    (tmp_path / "plain").mkdir()
-    row = bench_tiny(models, tmp_path / "plain")
-    assert "onnxruntime-f32_no_mirror" not in row and "mirrored" not in capsys.readouterr().out
-    manifest = json.loads((models / "dice-reader.json").read_text())
-    manifest["detector"]["mirror"] = True
-    (models / "dice-reader.json").write_text(json.dumps(manifest))
-    row = bench_tiny(models, tmp_path)
-    out = capsys.readouterr().out
-    assert "the same live reads without the mirrored detector pass" in out
-    assert "that second look without the mirrored detector pass" in out
-    assert {"onnxruntime-f32_no_mirror", "onnxruntime-f32_second_look_no_mirror"} <= set(row)
-
-
 def test_second_opinion_manifest_entries_are_checked(tiny_dir, tmp_path):
     import shutil
     from dataclasses import replace
@@ -377,7 +359,7 @@ def test_a_doubted_box_is_not_vouched_for_beside_another_box_or_with_an_unsure_f
     dice = reader.label_dice(boxes, sure, colours, np.array([0.3, 0.3, 0.9]))
     # the first stands apart and is vouched for; the second shares half its area with a sure box
     assert [(d.uncertain, d.box_score) for d in dice] == [(False, 0.5), (True, 0.3), (False, 0.9)]
-    # a crowd that holds a box over the first (e.g. the mirrored pass's) keeps it doubted
+    # a crowd that holds a box over the first (e.g. one left out as no die) keeps it doubted
     crowd = np.concatenate([boxes, [[10, 0, 50, 40]]])
     assert reader.label_dice(boxes, sure, colours, np.array([0.3, 0.3, 0.9]), crowd)[0].uncertain
     unsure = sure.copy()

@@ -21,7 +21,6 @@ from vision.stages import (
     ask_specialist,
     classify_crops,
     detect_boxes,
-    detect_mirrored,
     detect_zoomed_in,
     detect_zoomed_out,
     holds_a_card_index,
@@ -406,8 +405,7 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
     detector = json.loads((Path(__file__).parents[2] / "models" / "dice-reader.json").read_text())["detector"]
     assert detector["zoom_out_above"] == 48  # chosen on validation close-ups
     assert detector["zoom_in_below"] == 40  # chosen on validation wide photos
-    # read at 512 with no mirrored pass (models/MODEL_CARD.md, *Tried and not kept*)
-    assert detector["imgsz"] == 512 and detector["mirror"] is False
+    assert detector["imgsz"] == 512 and "mirror" not in detector  # the mirrored pass is gone
     # boxes from 0.1 that the classifier vouches for, since session 45: *Faint boxes the classifier vouches for*
     assert detector["vouch_floor"] == 0.1 and detector["conf_threshold"] == 0.25
 
@@ -460,90 +458,6 @@ def test_zoom_in_is_kept_in_the_manifest_only_when_set() -> None:
     assert ReaderManifest.from_json(zoomed.to_json()).detector.zoom_in_below == 24
     with pytest.raises(ManifestError, match="zoom_in_below"):
         DetectorSpec(imgsz=416, zoom_in_below=0)
-
-
-class LeftSeeingDetector:
-    """A detector that finds every bright square of its input, sure of those in the left
-    half of the frame (``left``) and nearly blind to those in the right half (``right``): a
-    square on the right is found only in the mirrored frame."""
-
-    backend, version = "numpy", "test"
-
-    def __init__(self, left: float = 0.9, right: float = 0.1) -> None:
-        self.left, self.right, self.calls = left, right, 0
-
-    def run(self, x: np.ndarray) -> list[np.ndarray]:
-        import cv2
-
-        self.calls += 1
-        bright = (x[0].max(axis=0) > 0.3).astype(np.uint8)
-        n, _, stats, centres = cv2.connectedComponentsWithStats(bright)
-        rows = [[cx, cy, stats[i, 2], stats[i, 3], self.left if cx < x.shape[3] / 2 else self.right]
-                for i, (cx, cy) in enumerate(centres) if i > 0]
-        return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
-
-
-def _squares(*squares: tuple[tuple[int, int, int, int], tuple[int, int, int]]) -> np.ndarray:
-    import cv2
-
-    image = np.zeros((tiny.FRAME_H, tiny.FRAME_W, 3), np.uint8)
-    for (x1, y1, x2, y2), colour in squares:
-        cv2.rectangle(image, (x1, y1), (x2 - 1, y2 - 1), colour, -1)
-    return image
-
-
-BLUE, GREY = (255, 0, 0), (128, 128, 128)
-
-
-def test_the_mirrored_pass_gives_the_boxes_it_alone_finds_in_the_frames_pixels() -> None:
-    spec = DetectorSpec(imgsz=416)
-    image = _squares(((100, 100, 140, 140), BLUE), ((500, 200, 540, 240), BLUE))
-    model = LeftSeeingDetector()
-    found = detect_boxes(model, spec, image)
-    assert np.allclose(found.boxes, [[100, 100, 140, 140]], atol=1.5)
-    extra = detect_mirrored(model, spec, image, found)
-    assert np.allclose(extra.boxes, [[500, 200, 540, 240]], atol=1.5) and extra.scores.tolist() == [pytest.approx(0.9)]
-    # A box found already is not given again, nor is one the mirrored pass is unsure of.
-    assert len(detect_mirrored(model, spec, image, BoxesFound(np.array([[502, 198, 541, 239]], np.float32),
-                                                               np.array([0.3], np.float32))).boxes) == 0
-    assert len(detect_mirrored(LeftSeeingDetector(left=0.45), spec, image, found).boxes) == 0
-
-
-def _mirroring_reader(mirror: bool = True) -> DiceReader:
-    from tests.vision.tiny_reader import FakeClassifier
-
-    m = tiny.manifest()
-    return DiceReader(replace(m, detector=replace(m.detector, mirror=mirror)), LeftSeeingDetector(), FakeClassifier())
-
-
-def test_a_photo_keeps_a_die_of_the_mirrored_pass_only_when_it_reads_it_sure() -> None:
-    image = _squares(((100, 100, 140, 140), GREY), ((420, 100, 460, 140), BLUE), ((520, 300, 560, 340), GREY))
-    dice = _mirroring_reader().with_look(SECOND_LOOK).read(image).objects
-    # The grey die on the left is the first pass's: kept, uncertain. The blue one on the right
-    # is read sure: kept. The grey one on the right is read unsure: a box of the mirrored
-    # pass alone, so it is left out.
-    assert np.allclose([d.box for d in dice], [[100, 100, 140, 140], [420, 100, 460, 140]], atol=1.5)
-    assert [(d.face, d.uncertain) for d in dice][1:] == [("プ", False)] and dice[0].uncertain
-
-
-def test_a_live_frame_is_mirrored_too_but_only_on_the_manifests_word() -> None:
-    image = _squares(((420, 100, 460, 140), BLUE))
-    live = _mirroring_reader()
-    assert [d.face for d in live.read(image).objects] == ["プ"] and live.detector.calls == 2
-    plain = _mirroring_reader(mirror=False).with_look(SECOND_LOOK)
-    assert plain.read(image).objects == () and plain.detector.calls == 1
-    photo = _mirroring_reader().with_look(SECOND_LOOK)
-    assert len(photo.read(image).objects) == 1
-    assert photo.without_mirror().read(image).objects == () and photo.without_mirror().manifest.detector.mirror is False
-
-
-def test_mirror_is_kept_in_the_manifest_only_when_set_and_must_be_a_yes_or_no() -> None:
-    m = tiny.manifest()
-    assert "mirror" not in m.to_json()["detector"]
-    mirrored = replace(m, detector=replace(m.detector, mirror=True))
-    assert ReaderManifest.from_json(mirrored.to_json()).detector.mirror is True
-    with pytest.raises(ManifestError, match="mirror must be true or false"):
-        DetectorSpec(mirror="yes")  # type: ignore[arg-type]
 
 
 def test_a_photo_looks_zoomed_out_for_a_die_cut_into_pieces() -> None:
