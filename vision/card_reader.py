@@ -11,12 +11,6 @@ The classifier may also have a rank class :data:`NOT_AN_INDEX` (trained on the d
 own false alarms, session 15): a box it gives that class half its probability or more is
 dropped, and a smaller share lowers the box's score.
 
-With a suit specialist in the manifest (``specialists``: a network of the same shape that
-reads only the suit; ``tableref train --cards --stage specialist``), the choice between the
-two suits of each colour is the specialist's (:func:`share_suits`): nearly all the
-classifier's suit errors are clubs for spades, or hearts for diamonds, on small indices.
-None is committed: the one trained in session 22 read no better on validation (model card).
-
 An index's ``score`` is P(rank) x P(suit). It is flagged ``uncertain`` when that is
 below the reporting threshold, or when the detector itself is unsure of the box; it is
 still listed with its most likely reading, so a player sees it and a referee waits
@@ -87,7 +81,7 @@ class CardReader:
 
     def __init__(
         self, manifest: ReaderManifest, detector: Model, classifier: Model, threshold: float | None = None,
-        turns: int | None = None, specialists: tuple[Model, ...] = (), body: Model | None = None,
+        turns: int | None = None, body: Model | None = None,
     ) -> None:
         cls = manifest.classifier
         if tuple(cls.faces) not in (CARD_RANKS, (*CARD_RANKS, NOT_AN_INDEX)) or tuple(cls.colours) != CARD_SUITS:
@@ -97,11 +91,11 @@ class CardReader:
             )
         if manifest.detector.vouch_floor is not None:
             raise ManifestError("the card detector has no vouch_floor: no classifier vouches for a faint card index")
-        if len(specialists) != len(manifest.specialists):
-            raise ManifestError("one specialist model goes with each of the card manifest's specialist entries")
-        for spec in manifest.specialists:
-            if not set(spec.faces) <= set(CARD_SUITS):
-                raise ManifestError(f"a card specialist reads suits; {spec.file} reads {list(spec.faces)}")
+        if manifest.specialists:
+            # A suit specialist read no better than the classifier's suit head (model card,
+            # *Tried and not kept*), and the card reader no longer asks one.
+            raise ManifestError(f"the card reader reads no suit specialist; the card manifest names "
+                                f"{', '.join(spec.file for spec in manifest.specialists)}")
         if (body is None) != (manifest.body is None):
             raise ManifestError("the card body model goes with the card manifest's body entry")
         if manifest.body is not None:
@@ -109,7 +103,6 @@ class CardReader:
         self.manifest = manifest
         self.detector = detector
         self.classifier = classifier
-        self.specialists = tuple(specialists)
         self.body = body
         self.threshold = manifest.threshold if threshold is None else float(threshold)
         if not 0.0 <= self.threshold <= 1.0:
@@ -126,7 +119,7 @@ class CardReader:
     @property
     def base_models(self) -> dict[str, str]:
         """The card models whose readings a profile recalibrates: file -> sha256."""
-        specs = [self.manifest.detector, self.manifest.classifier, *self.manifest.specialists]
+        specs = [self.manifest.detector, self.manifest.classifier]
         return {spec.file: spec.sha256 for spec in specs}
 
     def with_recalibration(self, ranks: Recalibration | None, suits: Recalibration | None = None) -> CardReader:
@@ -147,8 +140,6 @@ class CardReader:
         return {
             "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz, "photo_imgsz": det.still_imgsz},
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size, "turns": self.turns},
-            "specialists": [{"file": s.file, "sha256": s.sha256, "faces": list(s.faces)}
-                            for s in self.manifest.specialists],
             "body": None if self.manifest.body is None else
             {"file": self.manifest.body.file, "sha256": self.manifest.body.sha256, "size": self.manifest.body.size},
             "threshold": self.threshold,
@@ -161,21 +152,14 @@ class CardReader:
         """The same models, reading each index ``turns`` ways a quarter turn apart (1: once;
         what the turns cost and gain: ``tableref bench``, ``tableref eval --card-turns``)."""
         return self._same(CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns,
-                                     self.specialists, self.body))
-
-    def without_specialists(self) -> CardReader:
-        """The same models without the suit specialist (what it costs and gains)."""
-        if not self.specialists:
-            return self
-        return self._same(CardReader(replace(self.manifest, specialists=()), self.detector, self.classifier,
-                                     self.threshold, body=self.body))
+                                     self.body))
 
     def without_body(self) -> CardReader:
         """The same models without the card body classifier: cards read from their corners alone."""
         if self.body is None:
             return self
         return self._same(CardReader(replace(self.manifest, body=None), self.detector, self.classifier,
-                                     self.threshold, specialists=self.specialists))
+                                     self.threshold))
 
     @property
     def imgsz(self) -> int:
@@ -199,7 +183,7 @@ class CardReader:
         if imgsz == det.imgsz:
             return self
         return self._same(CardReader(replace(self.manifest, detector=replace(det, imgsz=int(imgsz))), self.detector,
-                                     self.classifier, self.threshold, specialists=self.specialists, body=self.body))
+                                     self.classifier, self.threshold, body=self.body))
 
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
@@ -216,8 +200,7 @@ class CardReader:
         """Rank and suit probabilities for each index box (one batched call), the mean over
         ``turns`` quarter turns of its crop: the classifier learnt indices at every angle, and
         on validation renders the mean of four readings was right more often, and more often
-        sure, than one (see the model card). A suit specialist then chooses within each colour
-        (:func:`share_suits`)."""
+        sure, than one (see the model card)."""
         rank_p, suit_p = self.classify_base(image, boxes)
         if self.recalibration is not None and len(rank_p):
             ranks, suits = self.recalibration
@@ -228,10 +211,7 @@ class CardReader:
 
     def classify_base(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`classify` without the table's profile."""
-        rank_p, suit_p = classify_crops(self.classifier, self.manifest.classifier, image, boxes)
-        for model, spec in zip(self.specialists, self.manifest.specialists):
-            suit_p = share_suits(suit_p, spec.faces, classify_crops(model, spec, image, boxes)[0])
-        return rank_p, suit_p
+        return classify_crops(self.classifier, self.manifest.classifier, image, boxes)
 
     @property
     def rejects(self) -> bool:
@@ -425,29 +405,8 @@ class CardReader:
 
 
 SUIT_COLOURS = (("S", "C"), ("H", "D"))
-"""The suits a specialist chooses between: those of one colour, which the classifier
-confuses on small indices; the colour itself it nearly always reads right (see the model card)."""
-
-
-def share_suits(suit_p: np.ndarray, faces: Sequence[str], reading: np.ndarray) -> np.ndarray:
-    """The classifier's suit probabilities (columns :data:`CARD_SUITS`) with the share of
-    each colour (:data:`SUIT_COLOURS`: spades and clubs, hearts and diamonds) split again
-    as a specialist reading those suits (``faces``, its columns) splits it. A colour the
-    specialist does not read both suits of keeps the classifier's split.
-
-    >>> p = np.array([[0.5, 0.05, 0.05, 0.4]])        # S H D C: clubs or spades?
-    >>> share_suits(p, ("S", "H", "D", "C"), np.array([[0.1, 0.3, 0.3, 0.3]])).round(3).tolist()
-    [[0.225, 0.05, 0.05, 0.675]]
-    """
-    out = suit_p.copy()
-    for pair in SUIT_COLOURS:
-        if not set(pair) <= set(faces):
-            continue
-        cols = [CARD_SUITS.index(s) for s in pair]
-        mine = reading[:, [faces.index(s) for s in pair]]
-        mine = mine / np.clip(mine.sum(axis=1, keepdims=True), 1e-9, None)
-        out[:, cols] = suit_p[:, cols].sum(axis=1, keepdims=True) * mine
-    return out
+"""The suits of one colour, which the classifier confuses on small indices; the colour
+itself it nearly always reads right (see the model card)."""
 
 
 def _side(d: Detection) -> float:

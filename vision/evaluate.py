@@ -63,7 +63,6 @@ ABLATIONS: dict[str, str] = {
     "card-closer-look": "card indices found at the photo's larger detector input, not the live frame's",
     "card-body": "cards read from their bodies too, not their corners alone",
     "card-turns": "each card index read at its quarter turns, not once",
-    "card-specialists": "the card reader's suit specialists",
 }
 """The steps of the photo read path that ``--ablate`` leaves out, one at a time."""
 
@@ -76,7 +75,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
     >>> ablated(None, "sharpening")  # type: ignore[arg-type]
     Traceback (most recent call last):
     ...
-    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, card-closer-look, card-body, card-turns, card-specialists
+    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, card-closer-look, card-body, card-turns
     """
     if step not in ABLATIONS:
         raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
@@ -94,7 +93,6 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
         else reader.with_card_imgsz(live_card_imgsz),
         "card-body": reader.without_card_body,
         "card-turns": reader.without_card_turns,
-        "card-specialists": reader.without_card_specialists,
     }
     return views[step]()
 

@@ -311,12 +311,6 @@ class DiceReader:
             return self
         return self._view(self.cards.with_turns(1), self.vocabulary, self.second_look)
 
-    def without_card_specialists(self) -> DiceReader:
-        """The same models without the card reader's suit specialists."""
-        if self.cards is None or not self.cards.specialists:
-            return self
-        return self._view(self.cards.without_specialists(), self.vocabulary, self.second_look)
-
     def without_specialists(self) -> DiceReader:
         """The same models without the specialists (what they cost and gain: ``tableref bench``)."""
         if not self.specialists:
@@ -648,18 +642,17 @@ def load_card_reader(
     threshold: float | None = None,
     turns: int | None = None,
 ) -> CardReader:
-    """Load ``card-reader.json`` and the card models it names (detector, classifier, suit
-    specialists, body classifier) from ``model_dir``; the card part of :func:`load_reader`.
+    """Load ``card-reader.json`` and the card models it names (detector, classifier, body
+    classifier) from ``model_dir``; the card part of :func:`load_reader`.
     Raises :class:`ManifestError` as :func:`load_reader` does."""
     threads = default_threads() if threads is None else threads
     manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
     detector, classifier = load_pair(model_dir, CARD_MANIFEST_NAME, manifest, backend, threads, precision)
-    specialists = load_specialists(model_dir, CARD_MANIFEST_NAME, manifest, detector.backend, threads, precision)
     body = None
     if manifest.body is not None:
         body = load_checked(model_dir, CARD_MANIFEST_NAME, "card body", manifest.body, detector.backend, threads,
                             precision)
-    return CardReader(manifest, detector, classifier, threshold, turns, specialists, body)
+    return CardReader(manifest, detector, classifier, threshold, turns, body)
 
 
 def load_checked(

@@ -547,98 +547,18 @@ def test_reader_read_matches_merge_corners_when_corners_agree():
     assert [(c.face, c.uncertain) for c in cards] == [(c.face, c.uncertain) for c in merge_corners(indices)]
 
 
-class FakeSuitSpecialist:
-    """Reads every index as clubs (or as ``suit``), and counts its calls' batch shapes."""
-
-    backend, version = "numpy", "test"
-
-    def __init__(self, suit: str = "C") -> None:
-        self.suit, self.shapes = suit, []
-
-    def run(self, x: np.ndarray) -> list[np.ndarray]:
-        self.shapes.append(tuple(x.shape))
-        out = np.full((len(x), 4), 0.02, np.float32)
-        out[:, "SHDC".index(self.suit)] = 0.94
-        return [out, np.zeros((len(x), 0), np.float32)]
-
-
 SUIT_SPEC = ClassifierSpec(file="card-suit-specialist.onnx", size=40, expand=1.25, faces=("S", "H", "D", "C"), turns=4)
 
 
-def test_share_suits_splits_each_colour_as_the_specialist_reads_it_and_keeps_the_colour():
-    from vision.card_reader import share_suits
-
-    suit_p = np.array([[0.7, 0.05, 0.05, 0.2], [0.02, 0.5, 0.46, 0.02]], np.float32)
-    reading = np.array([[0.1, 0.4, 0.1, 0.4], [0.3, 0.1, 0.5, 0.1]], np.float32)
-    out = share_suits(suit_p, ("S", "H", "D", "C"), reading)
-    np.testing.assert_allclose(out.sum(axis=1), 1.0, atol=1e-6)
-    np.testing.assert_allclose(out[:, [0, 3]].sum(axis=1), suit_p[:, [0, 3]].sum(axis=1), atol=1e-6)  # black stays black
-    assert out[0].argmax() == 3 and out[1].argmax() == 2  # spades -> clubs, hearts -> diamonds
-    np.testing.assert_allclose(out[0, [0, 3]], [0.18, 0.72], atol=1e-6)
-    # a specialist that reads only the black suits leaves hearts and diamonds as they were
-    black = share_suits(suit_p, ("S", "C"), reading[:, [0, 3]])
-    np.testing.assert_allclose(black[:, [1, 2]], suit_p[:, [1, 2]])
-    np.testing.assert_allclose(black[:, [0, 3]], out[:, [0, 3]], atol=1e-6)
-    assert share_suits(suit_p[:0], ("S", "H", "D", "C"), reading[:0]).shape == (0, 4)
-
-
-def test_a_suit_specialist_chooses_within_the_colour_at_the_classifiers_turns():
+def test_the_card_reader_refuses_a_manifest_that_names_a_suit_specialist():
+    """The card reader asks no suit specialist (one read no better than the suit head): a
+    card manifest naming one is refused rather than read without it."""
     from dataclasses import replace
 
     m = replace(tc.manifest(), specialists=(SUIT_SPEC,))
-    turned = replace(m, classifier=replace(m.classifier, turns=4))
-    specialist = FakeSuitSpecialist("C")
-    reader = CardReader(turned, tc.FakeCardDetector(), tc.FakeCardClassifier(), specialists=(specialist,))
-    faces = [d.face for d in reader.read_indices(frame())]
-    assert faces[:3] == ["7C", "QH", "QH"] and faces[3][0] == "K"  # only the black 7 could become a club
-    assert faces[3][1] in "HD"  # red stays red (the specialist, sure of clubs, splits red evenly)
-    assert specialist.shapes == [(16, 3, 40, 40)]  # 4 indices x 4 turns, one call
-    assert reader.info["specialists"] == [{"file": "card-suit-specialist.onnx", "sha256": "",
-                                           "faces": ["S", "H", "D", "C"]}]
-    assert reader.with_turns(1).specialists == reader.at_imgsz(640).specialists == (specialist,)
-    plain = reader.without_specialists()
-    assert plain.specialists == () and plain.info["specialists"] == []
-    assert [d.face for d in plain.read_indices(frame())] == ["7S", "QH", "QH", "KD"]
-    hearts = CardReader(turned, tc.FakeCardDetector(), tc.FakeCardClassifier(), specialists=(FakeSuitSpecialist("D"),))
-    assert [d.face for d in hearts.read_indices(frame())] == ["7S", "QD", "QD", "KD"]  # black: an even split
-
-
-def test_card_specialists_must_read_suits_and_come_with_their_models():
-    from dataclasses import replace
-
-    m = replace(tc.manifest(), specialists=(SUIT_SPEC,))
-    with pytest.raises(ManifestError, match="one specialist model goes with each"):
+    with pytest.raises(ManifestError, match="reads no suit specialist; the card manifest names card-suit-specialist.onnx"):
         CardReader(m, tc.FakeCardDetector(), tc.FakeCardClassifier())
-    ranks = replace(tc.manifest(), specialists=(replace(SUIT_SPEC, faces=("6", "9")),))
-    with pytest.raises(ManifestError, match="a card specialist reads suits"):
-        CardReader(ranks, tc.FakeCardDetector(), tc.FakeCardClassifier(), specialists=(FakeSuitSpecialist(),))
-    with pytest.raises(ManifestError, match="second head's classes"):
-        replace(tc.manifest(), specialists=(replace(SUIT_SPEC, faces=("S", "9")),))
-
-
-def test_load_reader_picks_up_a_suit_specialist_and_checks_its_hash(tmp_path):
-    import shutil
-    from dataclasses import replace
-
-    from vision.manifest import ReaderManifest, sha256_of
-
-    pytest.importorskip("onnx")
-    from tests.vision.tiny_reader import write_pair
-
-    models = tc.build_onnx(tiny.build_onnx(tmp_path / "m"))
-    suit_w = tc.classifier_weights()[1]  # a stand-in that reads the suit as the classifier does
-    write_pair(tmp_path, tc.detector_output(), (suit_w, suit_w), 40, ("unused.onnx", "card-suit-specialist.onnx"),
-               ("suit_prob", "unused_prob"))
-    shutil.copy(tmp_path / "card-suit-specialist.onnx", models / "card-suit-specialist.onnx")
-    m = ReaderManifest.load(models / "card-reader.json")
-    spec = replace(SUIT_SPEC, turns=1, sha256=sha256_of(models / "card-suit-specialist.onnx"))
-    replace(m, specialists=(spec,)).save(models / "card-reader.json")
-    reader = load_reader(models)
-    assert reader.cards is not None and len(reader.cards.specialists) == 1
-    assert [d.face for d in reader.read(frame()).cards()] == [d.face for d in load_reader(models).read(frame()).cards()]
-    (models / "card-suit-specialist.onnx").write_bytes(b"not the file")
-    with pytest.raises(ManifestError, match="does not match the sha256"):
-        load_reader(models)
+    assert "specialists" not in tc.fake_card_reader().info
 
 
 # -- close-ups: indices too large for the detector ------------------------------------------
@@ -673,7 +593,7 @@ def _without(cards: CardReader, **detector: object) -> CardReader:
 
     spec = replace(cards.manifest.detector, **detector)
     return CardReader(replace(cards.manifest, detector=spec), cards.detector, cards.classifier, cards.threshold,
-                      specialists=cards.specialists, body=cards.body)
+                      body=cards.body)
 
 
 def _zooming_card_reader(zoom_out_above: int | None) -> tuple[CardReader, _LargeIndexDetector]:
