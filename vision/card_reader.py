@@ -47,7 +47,7 @@ from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
 from vision.profile import Recalibration
-from vision.stages import BoxesFound, classify_crops, detect_boxes, prepare_detector
+from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_detector
 
 # A box is dropped when the classifier finds it more likely no index than any index at all.
 # Not "when no index is the likeliest class": an unclear index spreads its probability over
@@ -188,9 +188,13 @@ class CardReader:
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
 
-    def detect(self, image: np.ndarray) -> BoxesFound:
-        """Corner-index boxes in ``image`` after confidence filtering and NMS."""
-        return detect_boxes(self.detector, self.manifest.detector, image)
+    def detect(self, image: np.ndarray, photo: bool = False) -> BoxesFound:
+        """Corner-index boxes in ``image`` after confidence filtering and NMS, and a
+        zoomed-out look when the indices are too large for the detector (a close-up;
+        :func:`~vision.stages.detect_zoomed_out`). A ``photo`` is also looked at zoomed out
+        when no index was found, and zoomed in when it is large and its indices small for
+        the detector (a wide photo; :func:`~vision.stages.detect_zoomed_in`)."""
+        return detect_at_scale(self.detector, self.manifest.detector, image, photo)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities for each index box (one batched call), the mean over
@@ -247,7 +251,7 @@ class CardReader:
             )
         return rows, tuple(out)
 
-    def read(self, image: np.ndarray) -> tuple[tuple[Detection, ...], tuple[Detection, ...]]:
+    def read(self, image: np.ndarray, photo: bool = False) -> tuple[tuple[Detection, ...], tuple[Detection, ...]]:
         """The corner indices of a BGR frame one by one (:meth:`read_indices`), and the cards
         they make, one object per card (:func:`group_corners`, with the frame).
 
@@ -258,14 +262,16 @@ class CardReader:
         an unsure 3H, make one card: sure of 5H when the unsure corner leaves room for it,
         else uncertain, never two cards; a
         sure 5S and an unsure 5C make an uncertain 5S.
+
+        A ``photo`` may be looked at again zoomed out or in (:meth:`detect`).
         """
-        corners = self.read_corners(image)
+        corners = self.read_corners(image, photo)
         return corners.indices, self.merge(corners, image)
 
-    def read_corners(self, image: np.ndarray) -> CornerReadings:
+    def read_corners(self, image: np.ndarray, photo: bool = False) -> CornerReadings:
         """The corner indices of a BGR frame one by one, with the probabilities
         :meth:`merge` joins a card's corners by (the first half of :meth:`read`)."""
-        found = self.detect(image)
+        found = self.detect(image, photo)
         rank_p, suit_p = self.classify(image, found.boxes)
         rows, indices = self._label_rows(found.boxes, rank_p, suit_p, found.scores)
         return CornerReadings(indices, rank_p[rows, : len(CARD_RANKS)], suit_p[rows])

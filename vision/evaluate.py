@@ -54,6 +54,8 @@ ABLATIONS: dict[str, str] = {
     "second-look": "borderline dice read again from a tighter and a looser crop",
     "second-opinion": "dice under 0.9 read again by the wider classifier",
     "specialists": "the ブ/プ specialist",
+    "zoom-out": "the detector's zoomed-out pass (close-ups, frames with no die)",
+    "zoom-in": "the detector's zoomed-in pass (wide photos)",
     "vouching": "the classifier vouching for boxes the detector doubts",
     "no-die-drop": "boxes the classifier reads as no die left out",
     "cross-checks": "die boxes holding a card index, and index boxes holding a die, left out",
@@ -72,7 +74,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
     >>> ablated(None, "sharpening")  # type: ignore[arg-type]
     Traceback (most recent call last):
     ...
-    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, vouching, no-die-drop, cross-checks, card-closer-look, card-body, card-turns
+    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, no-die-drop, cross-checks, card-closer-look, card-body, card-turns
     """
     if step not in ABLATIONS:
         raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
@@ -80,6 +82,8 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
         "second-look": reader.without_second_look,
         "second-opinion": reader.without_second_opinion,
         "specialists": reader.without_specialists,
+        "zoom-out": reader.without_zoom_out,
+        "zoom-in": reader.without_zoom_in,
         "vouching": lambda: reader.without(Step.VOUCHING),
         "no-die-drop": lambda: reader.without(Step.NO_DIE_DROP),
         "cross-checks": lambda: reader.without(Step.CROSS_CHECKS),
@@ -648,9 +652,9 @@ def ablation_table(
     whole reader's ms minus the ablated reader's (``times`` are per image, in the same order).
 
     >>> whole = SetScores(score([]), None, None, None, None, False)
-    >>> t = ablation_table("s", {"": whole, "vouching": whole}, {"": [5.0, 7.0], "vouching": [4.0, 4.0]}, ["card-body"])
+    >>> t = ablation_table("s", {"": whole, "zoom-in": whole}, {"": [5.0, 7.0], "zoom-in": [4.0, 4.0]}, ["mirror"])
     >>> t["steps"][0]["ms"], t["not_in_read_path"], t["ms_median"]
-    (2.0, ['card-body'], 6.0)
+    (2.0, ['mirror'], 6.0)
 
     A row ``--ablate all`` adds, :data:`CONTROL`, is the whole reader read again: its deltas
     are nought and its ms is the spread a step's cost has by chance.

@@ -54,9 +54,25 @@ class DetectorSpec:
     ``photo_imgsz``: the input size a still photo is detected at (``tableref read``,
     ``tableref eval``), when it differs from ``imgsz``, the live frame's: a larger input
     finds smaller objects, at a cost the live frame budget does not leave room for.
+    ``zoom_out_above``: when the boxes found have a median side of this many input pixels
+    or more, the dice are larger than the detector was trained on (a close-up photo), and
+    the frame is detected again at half the input size; the boxes of that pass at least a
+    third larger still, and sure, are added (:func:`vision.stages.detect_zoomed_out`).
+    None: no such pass.
+    ``zoom_out_photo_score``: a photo whose dice look the usual size is detected at half
+    the input size too, and the large boxes of that pass (as above) scoring this much or
+    more are added: a die too large for the detector is often cut into pieces it reads as
+    small dice, which hide it from ``zoom_out_above``'s median. A live frame never is. None:
+    only ``zoom_out_above`` looks zoomed out.
+    ``zoom_in_below``: on a photo at least four times the input size on its long side,
+    when a tenth or more of the boxes found are under this many input pixels (or none
+    was found), the dice are smaller than the detector was trained on although the photo has
+    the pixels to show them (a wide, high-resolution photo), and it is detected again at
+    twice the input size (:func:`vision.stages.detect_zoomed_in`). None: no such pass.
     ``vouch_floor``: boxes from this score up to ``conf_threshold`` are found too, and a
     reader keeps one only when its classifier vouches for it as surely a die
-    (:func:`vision.reader.vouched`). None: no box under ``conf_threshold`` is kept.
+    (:func:`vision.reader.vouched`); they take no part in the choice of zoomed passes.
+    None: no box under ``conf_threshold`` is kept.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
@@ -73,12 +89,27 @@ class DetectorSpec:
     max_det: int = 100
     sha256: str = ""
     photo_imgsz: int | None = None
+    zoom_out_above: int | None = None
+    zoom_in_below: int | None = None
+    zoom_out_photo_score: float | None = None
     vouch_floor: float | None = None
 
     def __post_init__(self) -> None:
         if self.vouch_floor is not None and not 0.0 < self.vouch_floor < self.conf_threshold:
             raise ManifestError(f"detector {self.file}: vouch_floor must be a score above 0 and under conf_threshold "
                                 f"{self.conf_threshold}, got {self.vouch_floor}")
+        for name in ("zoom_out_above", "zoom_in_below"):
+            side = getattr(self, name)
+            if side is not None and not 0 < side <= self.imgsz:
+                raise ManifestError(f"detector {self.file}: {name} must be a side in input pixels, 1 to "
+                                    f"{self.imgsz}, got {side}")
+        if self.zoom_out_photo_score is not None:
+            if not 0.0 <= self.zoom_out_photo_score <= 1.0:
+                raise ManifestError(f"detector {self.file}: zoom_out_photo_score must be a score from 0 to 1, "
+                                    f"got {self.zoom_out_photo_score}")
+            if self.zoom_out_above is None:
+                raise ManifestError(f"detector {self.file}: zoom_out_photo_score needs zoom_out_above, the side "
+                                    "that makes a box large")
         if self.photo_imgsz is not None and (self.photo_imgsz <= 0 or self.photo_imgsz % self.stride):
             raise ManifestError(f"detector {self.file}: photo_imgsz must be a positive multiple of the stride "
                                 f"{self.stride}, got {self.photo_imgsz}")
@@ -96,7 +127,7 @@ class DetectorSpec:
 
 def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
     out = asdict(spec)
-    for optional in ("photo_imgsz", "vouch_floor"):
+    for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below", "zoom_out_photo_score", "vouch_floor"):
         if out[optional] is None:
             del out[optional]  # manifests written before these existed stay as they were
     return out

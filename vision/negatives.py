@@ -34,7 +34,7 @@ from vision.boxes import iou_matrix
 from vision.datasets import LabelledImage
 from vision.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME, ManifestError, ReaderManifest
 from vision.reader import load_pair
-from vision.stages import detect_boxes
+from vision.stages import detect_at_scale, detect_boxes
 
 DEFAULT_MAX_IOU = 0.1
 DEFAULT_CONF = 0.1  # under the runtime floor (0.25), so a lower floor can be tried with the same classifier
@@ -69,11 +69,17 @@ def card_detector(model_dir: Path, conf: float = DEFAULT_CONF, threads: int | No
 
 
 def dice_detector(model_dir: Path, conf: float = DEFAULT_CONF, threads: int | None = None) -> tuple[Callable[[np.ndarray], np.ndarray], dict[str, object]]:
-    """The dice detector of ``model_dir`` as a function of a BGR frame (boxes from confidence
-    ``conf``, found as the reader finds them), and a record of which detector it is."""
+    """The dice detector of ``model_dir`` as a function of a BGR frame, and a record of which
+    detector it is: the boxes from confidence ``conf`` of every pass a photo gets (the
+    zoomed-out and zoomed-in looks), so the classifier learns the false alarms the reader can meet."""
     detector, spec = _detector(model_dir, MANIFEST_NAME, "dice", conf, threads)
-    record = {"detector": spec.file, "sha256": spec.sha256, "imgsz": spec.imgsz, "conf": float(conf)}
-    return (lambda image: detect_boxes(detector, spec, image).boxes), record
+
+    def detect(image: np.ndarray) -> np.ndarray:
+        return detect_at_scale(detector, spec, image, True, ()).boxes
+
+    record = {"detector": spec.file, "sha256": spec.sha256, "imgsz": spec.imgsz, "conf": float(conf),
+              "passes": "photo"}
+    return detect, record
 
 
 def mine(

@@ -52,7 +52,7 @@ from vision.stages import (
     MIN_BOX_SIDE,
     BoxesFound,
     classify_crops,
-    detect_boxes,
+    detect_at_scale,
     holds_a_card_index,
     holds_a_die,
     prepare_detector,
@@ -321,12 +321,28 @@ class DiceReader:
         return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
 
     def without_second_look(self) -> DiceReader:
-        """The same reader, still reading photos as photos (the second opinion, boxes of no
-        die left out), but reading no borderline die again from its look's extra
+        """The same reader, still reading photos as photos (zoomed passes, the second opinion,
+        boxes of no die left out), but reading no borderline die again from its look's extra
         crops (the look's band emptied; a specialist still reads its dice from them)."""
         if self.second_look is None:
             return self
         return self._view(self.cards, self.vocabulary, replace(self.second_look, band=(1.0, 1.0)))
+
+    def without_zoom_out(self) -> DiceReader:
+        """The same models without the detector's zoomed-out pass (:func:`~vision.stages.detect_zoomed_out`)."""
+        det = self.manifest.detector
+        if det.zoom_out_above is None:
+            return self
+        return self._view(self.cards, self.vocabulary, self.second_look,
+                          replace(self.manifest, detector=replace(det, zoom_out_above=None, zoom_out_photo_score=None)))
+
+    def without_zoom_in(self) -> DiceReader:
+        """The same models without the detector's zoomed-in pass on wide photos (:func:`~vision.stages.detect_zoomed_in`)."""
+        det = self.manifest.detector
+        if det.zoom_in_below is None:
+            return self
+        return self._view(self.cards, self.vocabulary, self.second_look,
+                          replace(self.manifest, detector=replace(det, zoom_in_below=None)))
 
     def without(self, step: Step) -> DiceReader:
         """The same reader without ``step`` (:class:`Step`)."""
@@ -334,11 +350,23 @@ class DiceReader:
         view.skipped = self.skipped | {step}
         return view
 
+    @property
+    def reads_photos(self) -> bool:
+        """Whether this reader reads still photos (``tableref read``, ``tableref eval``): one
+        with a second look. Only photos get the detectors' extra passes for a frame with
+        nothing found and for a wide photo; a live frame is read without a look."""
+        return self.second_look is not None
+
     def detect(self, image: np.ndarray, cards: Sequence[Detection] = ()) -> BoxesFound:
-        """Die boxes in ``image`` after confidence filtering and NMS. A box that holds a sure
-        corner index among ``cards`` (or two unsure ones) four or more times smaller than
+        """Die boxes in ``image`` after confidence filtering and NMS, and a zoomed-out look when
+        the dice are too large for the detector (:func:`~vision.stages.detect_zoomed_out`;
+        on a photo, one read with a look, also when no die was found). That look leaves out
+        what holds one of ``cards``, the cards found in the frame. A large photo whose dice
+        are too small for the detector is looked at closer
+        (:func:`~vision.stages.detect_zoomed_in`); a live frame never is. A box that holds a
+        sure corner index among ``cards`` (or two unsure ones) four or more times smaller than
         itself is a card, and is left out (:func:`~vision.stages.holds_a_card_index`)."""
-        found = detect_boxes(self.detector, self.manifest.detector, image)
+        found = detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
         if Step.CROSS_CHECKS in self.skipped:
             return found
         return found.without(holds_a_card_index(found.boxes, cards))
@@ -528,7 +556,7 @@ class DiceReader:
         indices: tuple[Detection, ...] = ()
         cards: tuple[Detection, ...] = ()
         if self.cards is not None:
-            corners = self.cards.read_corners(image)
+            corners = self.cards.read_corners(image, photo=self.reads_photos)
             indices, cards = corners.indices, self.cards.merge(corners, image)
         found = self.detect(image, (*indices, *cards))
         face_p, colour_p = self.classify(image, found.boxes)

@@ -55,6 +55,124 @@ def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFo
     return BoxesFound(boxes[ok], conf[ok])
 
 
+def at_imgsz(spec: DetectorSpec, imgsz: int) -> DetectorSpec:
+    """``spec`` at another input size, for a zoomed-out or zoomed-in pass (which makes no
+    further pass of its own; the letterbox pads the input to the stride).
+
+    >>> at_imgsz(DetectorSpec(imgsz=416, zoom_out_above=48), 208).zoom_out_above is None
+    True
+    """
+    return replace(spec, imgsz=imgsz, photo_imgsz=None, zoom_out_above=None, zoom_in_below=None,
+                   zoom_out_photo_score=None)
+
+
+def _half(spec: DetectorSpec) -> int:
+    return max(spec.stride, spec.imgsz // 2)
+
+
+def detect_zoomed_out(
+    model: Model, spec: DetectorSpec, image: np.ndarray, photo: bool = False, cards: Sequence[Detection] = (),
+) -> BoxesFound:
+    """:func:`detect_boxes`, and a second pass at half the input size when the dice found
+    are too large for the detector (``spec.zoom_out_above``), or, on a ``photo``, when
+    none was found at all, or whenever ``spec.zoom_out_photo_score`` is set.
+
+    The detector was trained on dice up to about 70 px at its input. In a close-up photo
+    (dice an eighth of the frame or more) it misses many of them or cuts them up. Halved,
+    they are the size it knows. Only boxes of the second pass that are at least a third
+    larger than ``zoom_out_above`` (in the first pass's input pixels) and sure
+    (``sure_threshold``) are added, then both passes go through NMS together: at that size
+    the first pass is what errs, while smaller boxes of the second pass are mostly specks
+    (measured on validation close-ups). A second-pass box that holds
+    the middle of one of ``cards`` (cards or card indices found in the frame) is left out:
+    a die never does, while a fan of pip cards at half size looks like one large die.
+
+    A large die cut into pieces (its pips, a face) can leave the first pass's median at
+    a webcam die's size, so a photo looks again whatever the median when
+    ``zoom_out_photo_score`` is set; a large box is then added only when it scores that
+    much, since the photo gave no other sign of being a close-up; the pieces stay.
+    A live frame without dice is an empty table, or a card table, where the second pass
+    would only find cards, and one with dice of the usual size does not pay for a pass
+    that seldom finds anything.
+    """
+    first = detect_boxes(model, spec, image)
+    dice = _dice(spec, first)
+    if spec.zoom_out_above is None or (len(dice) == 0 and not photo):
+        return first
+    per_px = spec.imgsz / max(image.shape[:2])
+    large = len(dice) == 0 or float(np.median(_sides(dice))) * per_px >= spec.zoom_out_above
+    if not large and (not photo or spec.zoom_out_photo_score is None):
+        return first
+    second = detect_boxes(model, at_imgsz(spec, _half(spec)), image)
+    least = spec.sure_threshold if large else max(spec.sure_threshold, spec.zoom_out_photo_score or 0.0)
+    add = (_sides(second.boxes) * per_px >= spec.zoom_out_above * 4 / 3) & (second.scores >= least)
+    return _merged(spec, first, second, add & ~holds_a_card(second.boxes, cards))
+
+
+def detect_zoomed_in(model: Model, spec: DetectorSpec, image: np.ndarray, found: BoxesFound) -> BoxesFound:
+    """``found`` (the boxes of a photo), and the sure boxes of a second pass at twice the
+    input size when the photo is at least four times the input on its long side and a
+    tenth or more of the boxes found are under ``spec.zoom_in_below`` input px, or none
+    was found; both go through NMS together.
+
+    A wide photo from a phone (4000 px across, say) shows each die in 60-150 px, but
+    letterboxed to 416 px they are 6-15 px, under what the detector finds reliably (about
+    14 px). At twice the input they are the size it knows, and the photo still has twice
+    the pixels the input needs, so nothing is invented by enlarging. It costs about four
+    times the first pass, so only photos take it, never a live frame.
+    """
+    if spec.zoom_in_below is None or max(image.shape[:2]) < 4 * spec.imgsz:
+        return found
+    per_px = spec.imgsz / max(image.shape[:2])
+    # Not the median, as for zooming out: where most dice are missed, the few found are
+    # the largest, so a tenth of small boxes already says the photo is wide.
+    dice = _dice(spec, found)
+    if len(dice) and float(np.quantile(_sides(dice), 0.1)) * per_px >= spec.zoom_in_below:
+        return found
+    closer = detect_boxes(model, at_imgsz(spec, 2 * spec.imgsz), image)
+    return _merged(spec, found, closer, closer.scores >= spec.sure_threshold)
+
+
+def detect_at_scale(
+    model: Model, spec: DetectorSpec, image: np.ndarray, photo: bool, cards: Sequence[Detection] = (),
+) -> BoxesFound:
+    """What a reader's detector finds: :func:`detect_zoomed_out`, which on a ``photo`` also
+    looks again when nothing was found, then, on a photo only, :func:`detect_zoomed_in`.
+    The dice and card readers both detect this way, each with its own ``spec``."""
+    found = detect_zoomed_out(model, spec, image, photo=photo, cards=cards)
+    return detect_zoomed_in(model, spec, image, found) if photo else found
+
+
+def _dice(spec: DetectorSpec, found: BoxesFound) -> np.ndarray:
+    """The boxes of ``found`` that count as dice before any reading: none under
+    ``spec.conf_threshold``, which only a classifier's vouching makes dice."""
+    return found.boxes[found.scores >= spec.conf_threshold]
+
+
+def _merged(spec: DetectorSpec, found: BoxesFound, other: BoxesFound, add: np.ndarray) -> BoxesFound:
+    """``found`` and the ``add`` boxes of another pass, through NMS together."""
+    if not add.any():
+        return found
+    boxes = np.concatenate([found.boxes, other.boxes[add]])
+    scores = np.concatenate([found.scores, other.scores[add]])
+    idx = nms(boxes, scores, spec.iou_threshold, spec.max_det)
+    return BoxesFound(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+
+
+def holds_a_card(boxes: np.ndarray, cards: Sequence[Detection]) -> np.ndarray:
+    """Which ``boxes`` hold the middle of one of ``cards``.
+
+    >>> card = Detection(kind="card", face="7D", colour=None, box=(40, 40, 60, 60), score=1.0)
+    >>> holds_a_card(np.array([[0, 0, 100, 100], [200, 0, 300, 100]], np.float32), [card]).tolist()
+    [True, False]
+    """
+    out = np.zeros(len(boxes), bool)
+    for c in cards:
+        cx, cy = (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2
+        out |= (boxes[:, 0] <= cx) & (cx <= boxes[:, 2]) & (boxes[:, 1] <= cy) & (cy <= boxes[:, 3])
+    return out
+
+
 INDEX_OF_A_CARD = 0.25
 """A corner index is under a fifth of its card's long side; a die's box holding a whole index
 this much smaller than itself is that card (see :func:`holds_a_card_index`)."""
@@ -282,3 +400,8 @@ def ask_specialist(
 
 def prepare_detector(model: Model, spec: DetectorSpec, height: int, width: int) -> None:
     prepare_image(model, *letterbox_shape(height, width, spec.imgsz, spec.stride))
+    # The other passes' shapes are compiled now, not on the first close-up or wide photo.
+    if spec.zoom_out_above is not None:
+        prepare_image(model, *letterbox_shape(height, width, _half(spec), spec.stride))
+    if spec.zoom_in_below is not None and max(height, width) >= 4 * spec.imgsz:
+        prepare_image(model, *letterbox_shape(height, width, 2 * spec.imgsz, spec.stride))

@@ -123,7 +123,7 @@ def taught_indices(cards: CardReader, photo: LabelledImage, image: np.ndarray) -
         return None
     image = as_bgr(image)
     cards.prepare(*image.shape[:2])
-    found = cards.detect(image)
+    found = cards.detect(image, photo=True)
     if not len(found.boxes):
         return None
     rank_p, suit_p = cards.classify_base(image, found.boxes)

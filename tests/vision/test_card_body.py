@@ -217,7 +217,7 @@ def test_an_outline_holding_another_cards_outline_is_two_cards_and_no_outline():
 def test_outlines_are_the_cards_a_body_model_would_read(monkeypatch):
     img, corners, box, far = card_frame()
     plain = reader(None)  # outlines are found whether or not a body model is loaded
-    monkeypatch.setattr(plain, "read_corners", lambda image: two_corners("7H", 0.5, box, far))
+    monkeypatch.setattr(plain, "read_corners", lambda image, photo=False: two_corners("7H", 0.5, box, far))
     [quad] = plain.outlines(img)  # the card's two corners make one card, one outline
     assert same_quad(CardOutline(quad, 100.0, 70.0, 10.0), CardOutline(corners, 100.0, 70.0, 10.0))
 
@@ -255,7 +255,7 @@ def test_a_sure_pair_with_another_index_on_the_card_is_still_outlined():
 def test_outlines_for_training_include_cards_their_corners_decide(monkeypatch):
     img, corners, box, far = card_frame()
     plain = reader(None)
-    monkeypatch.setattr(plain, "read_corners", lambda image: two_corners("7H", 0.99, box, far))
+    monkeypatch.setattr(plain, "read_corners", lambda image, photo=False: two_corners("7H", 0.99, box, far))
     [quad] = plain.outlines(img)
     assert same_quad(CardOutline(quad, 100.0, 70.0, 10.0), CardOutline(corners, 100.0, 70.0, 10.0))
 

@@ -433,7 +433,7 @@ def _reader_seeing(boxes, readings) -> CardReader:
 
     reader = tc.fake_card_reader(threshold=0.8)
     ranks, suits = zip(*(_probs(*r) for r in readings))
-    reader.detect = lambda image: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
+    reader.detect = lambda image, photo=False: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
     reader.classify = lambda image, b: (np.array(ranks), np.array(suits))  # type: ignore[method-assign]
     return reader
 
@@ -561,6 +561,150 @@ def test_the_card_reader_refuses_a_manifest_that_names_a_suit_specialist():
     assert "specialists" not in tc.fake_card_reader().info
 
 
+# -- close-ups: indices too large for the detector ------------------------------------------
+
+class _LargeIndexDetector:
+    """Finds one large corner index (150 px in a 640x480 frame) only when the frame is
+    letterboxed to half the tiny reader's input size, as the real detector finds indices
+    only up to about 64 px at its input; notes each call's input shape."""
+
+    backend, version = "numpy", "test"
+    BOX = (400.0, 100.0, 490.0, 250.0)  # clear of the tiny reader's dice (a card index holds none)
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[int, ...]] = []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        from vision.boxes import letterbox
+
+        self.shapes.append(tuple(x.shape))
+        rows = []
+        if max(x.shape[2:]) < tiny.IMGSZ:
+            lb = letterbox(np.zeros((tiny.FRAME_H, tiny.FRAME_W, 3), np.uint8), tiny.IMGSZ // 2)
+            x0, y0, x1, y1 = self.BOX
+            rows.append([(x0 + x1) / 2 * lb.scale + lb.pad_x, (y0 + y1) / 2 * lb.scale + lb.pad_y,
+                         (x1 - x0) * lb.scale, (y1 - y0) * lb.scale, 0.9])
+        return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
+
+
+def _without(cards: CardReader, **detector: object) -> CardReader:
+    """``cards`` with some of its detector's settings changed (say, a pass turned off)."""
+    from dataclasses import replace
+
+    spec = replace(cards.manifest.detector, **detector)
+    return CardReader(replace(cards.manifest, detector=spec), cards.detector, cards.classifier, cards.threshold,
+                      body=cards.body)
+
+
+def _zooming_card_reader(zoom_out_above: int | None) -> tuple[CardReader, _LargeIndexDetector]:
+    from dataclasses import replace
+
+    m = tc.manifest()
+    det = _LargeIndexDetector()
+    return CardReader(replace(m, detector=replace(m.detector, zoom_out_above=zoom_out_above)), det, tc.FakeCardClassifier()), det
+
+
+def test_a_photo_whose_indices_are_too_large_for_the_detector_is_looked_at_zoomed_out():
+    reader, det = _zooming_card_reader(32)
+    indices, cards = reader.read(frame(), photo=True)
+    assert [tuple(round(v) for v in i.box) for i in indices] == [_LargeIndexDetector.BOX]
+    assert len(cards) == 1
+    assert [s[3] for s in det.shapes] == [tiny.IMGSZ, 224]  # half of 416, padded to the stride
+
+
+def test_a_live_frame_without_indices_or_a_reader_without_the_setting_is_detected_once():
+    live, det = _zooming_card_reader(32)
+    assert live.read(frame()) == ((), ())  # a live frame with no index is a dice table or an empty one
+    assert len(det.shapes) == 1
+    off, det = _zooming_card_reader(None)
+    assert off.read(frame(), photo=True) == ((), ())
+    assert len(det.shapes) == 1
+
+
+def test_only_a_photo_looks_for_cards_again_zoomed_out():
+    from tests.vision.tiny_reader import FakeClassifier, FakeDetector
+
+    cards, det = _zooming_card_reader(32)
+    reader = DiceReader(tiny.manifest(), FakeDetector(), FakeClassifier(), cards=cards)
+    assert reader.read(frame()).cards() == ()
+    assert len(reader.with_look(SECOND_LOOK).read(frame()).cards()) == 1
+    assert [s[3] for s in det.shapes] == [tiny.IMGSZ, tiny.IMGSZ, 224]
+
+
+@pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
+def test_committed_card_reader_reads_a_close_up_whose_indices_it_misses_at_full_size():
+    """A quarter of a 2560x1920 render (validation seed 71, scene 8): two cards whose indices
+    are about 100 px at the photo size, larger than any the detector learnt. The committed
+    manifest's zoomed-out look finds and reads both; without it none is found."""
+
+    from vision.synth.card_scene import CardSceneConfig, render_card_scene
+    from vision.synth.closeups import window_for
+    from vision.synth.writer import scene_rng
+
+    scene = render_card_scene(scene_rng(71, 8), CardSceneConfig(width=2560, height=1920))
+    x0, y0, w, h = window_for([o.box for o in scene.objects], 2560, 1920, 4.0)
+    close_up = np.ascontiguousarray(scene.image[y0:y0 + h, x0:x0 + w])
+    cards = load_reader(cards=True).with_card_imgsz(None).cards
+    assert cards is not None and cards.manifest.detector.zoom_out_above == 32  # chosen on validation renders
+    sure = sorted(c.face for c in cards.read(close_up, photo=True)[1] if not c.uncertain)
+    assert sure == ["4S", "9C"]
+    assert _without(cards, zoom_out_above=None).read(close_up, photo=True) == ((), ())
+
+
+class _SmallIndexDetector(_LargeIndexDetector):
+    """Finds one 40 px index of a 1800x2400 photo only when the photo is letterboxed to
+    twice the tiny reader's input size (at 416 it would be 7 px, under what the real
+    detector finds)."""
+
+    BOX = (1000.0, 800.0, 1030.0, 840.0)
+    SHAPE = (1800, 2400)
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        from vision.boxes import letterbox
+
+        self.shapes.append(tuple(x.shape))
+        rows = []
+        if max(x.shape[2:]) >= 2 * tiny.IMGSZ:
+            lb = letterbox(np.zeros((*self.SHAPE, 3), np.uint8), 2 * tiny.IMGSZ)
+            x0, y0, x1, y1 = self.BOX
+            rows.append([(x0 + x1) / 2 * lb.scale + lb.pad_x, (y0 + y1) / 2 * lb.scale + lb.pad_y,
+                         (x1 - x0) * lb.scale, (y1 - y0) * lb.scale, 0.9])
+        return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
+
+
+def test_a_wide_photo_whose_indices_are_too_small_for_the_detector_is_looked_at_zoomed_in():
+    from dataclasses import replace
+
+    m = tc.manifest()
+    det = _SmallIndexDetector()
+    reader = CardReader(replace(m, detector=replace(m.detector, zoom_out_above=32, zoom_in_below=12)), det, tc.FakeCardClassifier())
+    photo = np.zeros((*_SmallIndexDetector.SHAPE, 3), np.uint8)
+    assert [tuple(round(v) for v in i.box) for i in reader.read(photo, photo=True)[0]] == [_SmallIndexDetector.BOX]
+    assert [s[3] for s in det.shapes] == [416, 224, 832]  # nothing found: zoomed out, then in
+    det.shapes.clear()
+    assert reader.read(photo) == ((), ())  # a live frame is never looked at closer
+    assert [s[3] for s in det.shapes] == [416]
+
+
+@pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
+def test_committed_card_reader_reads_a_wide_photo_whose_indices_it_misses_at_the_photo_size():
+    """A 2560x1920 render (validation seed 71, scene 6) set four times side by side: a
+    5120x3840 photo whose indices are about 6 px at the photo size of 704. The committed
+    manifest's closer look reads all twelve surely; without it none is read surely."""
+
+    from vision.synth.card_scene import CardSceneConfig, render_card_scene
+    from vision.synth.writer import scene_rng
+
+    scene = render_card_scene(scene_rng(71, 6), CardSceneConfig(width=2560, height=1920))
+    wide = np.vstack([np.hstack([scene.image, scene.image])] * 2)
+    cards = load_reader(cards=True).with_card_imgsz(None).cards
+    assert cards is not None and cards.manifest.detector.zoom_in_below == 12  # chosen on validation mosaics
+    sure = [i.face for i in cards.read(wide, photo=True)[0] if not i.uncertain]
+    assert len(sure) == 4 * len(scene.objects) == 12
+    assert sorted(set(sure)) == sorted({o.face for o in scene.objects}) == ["6H", "AS"]
+    assert not [i for i in _without(cards, zoom_in_below=None).read(wide, photo=True)[0] if not i.uncertain]
+
+
 def test_an_index_unsure_of_its_reading_alone_lists_the_cards_it_may_show():
     indices = tc.fake_card_reader().read_indices(frame())
     assert [d.alternatives for d in indices[:3]] == [(), (), ()]  # sure
@@ -594,15 +738,15 @@ TRAY_PHOTO = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dic
 @pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
 @pytest.mark.skipif(not TRAY_PHOTO.is_file(), reason="no real dice tray photos beside the repository")
 def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
-    """A real photo of a dozen dice and no card, where the card reader keeps a cluster of dice
-    as a corner index, though its classifier learnt on the tray's photos that most such boxes
-    are no index (session 57): the rule on sure dice drops it."""
+    """A real photo of a dozen dice and no card, where the card reader keeps three clusters of
+    dice as corner indices, though its classifier learnt on the tray's photos that most such
+    boxes are no index (session 57): the rule on sure dice drops them."""
     import cv2
 
     reader = load_reader(cards=True).with_look(SECOND_LOOK).with_card_imgsz(None)  # as tableref read reads it
     photo = cv2.imread(str(TRAY_PHOTO))
-    corners = reader.cards.read_corners(photo)
-    assert len(corners.indices) >= 1
+    corners = reader.cards.read_corners(photo, photo=True)
+    assert len(corners.indices) >= 3
     reading, indices = reader.read_detailed(photo)
     assert reading.cards() == () and indices == ()
     assert len(reading.dice()) >= 10

@@ -29,7 +29,7 @@ def test_each_step_is_a_reader_view(tmp_path: Path) -> None:
     assert ablated(reader, "vouching").skipped == frozenset({Step.VOUCHING}) and reader.skipped == frozenset()
     assert ablated(reader, "vouching").with_vocabulary(None).skipped == frozenset({Step.VOUCHING})  # views keep it
     looked = ablated(reader, "second-look")
-    assert looked.second_look is not None and looked.second_look.band == (1.0, 1.0)
+    assert looked.reads_photos and looked.second_look is not None and looked.second_look.band == (1.0, 1.0)
     for step in ("specialists", "second-opinion", "card-body", "card-turns"):  # the tiny reader has none
         assert ablated(reader, step) is reader
     with pytest.raises(ValueError, match="no read-path step"):
@@ -68,7 +68,7 @@ def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, 
     assert "specialists" in table["not_in_read_path"] and "second-look" in steps
     assert table["images"] == 2 and table["headline"]["found"] == 1.0
     assert all(isinstance(row["ms"], float) for row in steps.values())
-    assert "card-body" in table["not_in_read_path"]  # the tiny reader has no card model
+    assert "zoom-out" in table["not_in_read_path"]  # the tiny manifest has no zoomed passes
 
 
 def test_a_teach_labels_file_of_game_scenes_is_scored_and_judged(tiny_set, tmp_path: Path, capsys) -> None:

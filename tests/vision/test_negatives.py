@@ -98,6 +98,7 @@ def test_dice_detector_comes_from_a_model_folder(tmp_path):
         negatives.dice_detector(tmp_path)
     detect, record = negatives.dice_detector(DEFAULT_MODEL_DIR, conf=0.3, threads=1)
     assert record["detector"] == "dice-detector.onnx" and record["conf"] == 0.3 and len(record["sha256"]) == 64
+    assert "photo" in record["passes"]
     assert detect(np.full((240, 320, 3), 128, np.uint8)).shape == (0, 4)  # a blank table has no die
     assert len(detect(_dice_table())) >= 3  # a table of five dice has dice
 

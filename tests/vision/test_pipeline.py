@@ -402,15 +402,14 @@ def test_a_die_read_near_the_foreign_line_no_longer_keeps_the_reveal_from_settli
     assert doubt_foreign(blinking[0], None) is blinking[0] and doubt_foreign(blinking[1], "liars-dice") is blinking[1]
 
 
-def test_the_closer_look_reads_the_frame_with_its_look_in_one_detector_pass() -> None:
+def test_the_closer_look_reads_the_frame_as_a_photo_in_one_detector_pass() -> None:
     from tests.vision import tiny_reader as tiny
     from vision.pipeline import closer_reader
     from vision.reader import DiceReader
-    from vision.stages import CLOSER_LOOK
 
     live = DiceReader(tiny.manifest(), tiny.FakeDetector(), tiny.FakeClassifier())
     closer = closer_reader(live)
-    assert closer is not None and closer.second_look is CLOSER_LOOK and live.second_look is None
+    assert closer is not None and closer.reads_photos and not live.reads_photos
     closer.read(tiny.scene())
     assert len(closer.detector.inputs) == 1  # one detector pass, not two
     assert closer_reader(tiny.fake_reader()) is not None and closer_reader(object()) is None  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""The shared reader stages: the second look at borderline dice, the specialists, and the boxes found."""
+"""The shared reader stages: the second look at borderline dice, and the zoomed-out pass for close-ups."""
 
 from __future__ import annotations
 
@@ -16,10 +16,13 @@ from vision.reader import DiceReader
 from vision.stages import (
     CLOSER_LOOK,
     SECOND_LOOK,
+    BoxesFound,
     Look,
     ask_specialist,
     classify_crops,
     detect_boxes,
+    detect_zoomed_in,
+    detect_zoomed_out,
     holds_a_card_index,
     second_look,
     view_boxes,
@@ -253,26 +256,94 @@ def test_a_classifier_spec_keeps_its_turns_in_the_manifest() -> None:
         ClassifierSpec(turns=0)
 
 
-class SizedDetector:
+class CloseUpDetector:
     """A detector that, like the real one, finds a die only when its side at the input is
-    14-70 px: ``dice`` are ``(box in frame pixels, score)``."""
+    14-70 px: ``dice`` are ``(box in frame pixels, score at the full input or larger, score
+    at half)``."""
 
     backend, version = "numpy", "test"
 
-    def __init__(self, frame_shape: tuple[int, int], dice: list[tuple[tuple[float, ...], float]]) -> None:
+    def __init__(self, frame_shape: tuple[int, int], dice: list[tuple[tuple[float, ...], float, float]]) -> None:
         self.frame_shape, self.dice, self.shapes = frame_shape, dice, []
 
     def run(self, x: np.ndarray) -> list[np.ndarray]:
         from vision.boxes import letterbox
 
         self.shapes.append(tuple(x.shape))
-        lb = letterbox(np.zeros((*self.frame_shape, 3), np.uint8), max(x.shape[2:]))
+        half = len(self.shapes) > 1 and x.shape[3] < self.shapes[0][3]
+        size = max(x.shape[2:]) - (16 if half else 0)  # 416 -> (320, 416); 208 -> (160, 224); 832 -> (640, 832)
+        lb = letterbox(np.zeros((*self.frame_shape, 3), np.uint8), size)
         rows = []
-        for (x0, y0, x1, y1), score in self.dice:
+        for (x0, y0, x1, y1), full, halved in self.dice:
+            score = halved if half else full
             w, h = (x1 - x0) * lb.scale, (y1 - y0) * lb.scale
             if score > 0 and 14 <= max(w, h) <= 70:
                 rows.append([(x0 + x1) / 2 * lb.scale + lb.pad_x, (y0 + y1) / 2 * lb.scale + lb.pad_y, w, h, score])
         return [np.array(rows, np.float32).reshape(-1, 5).T[None]]
+
+
+def zoom_spec(above: int | None = 48) -> DetectorSpec:
+    return DetectorSpec(imgsz=416, zoom_out_above=above)
+
+
+def test_dice_too_large_for_the_detector_are_found_again_at_half_size() -> None:
+    big = [((20, 20, 170, 170), 0.0, 0.9), ((220, 40, 370, 190), 0.0, 0.8), ((300, 250, 400, 350), 0.7, 0.9)]
+    model = CloseUpDetector((480, 640), big)  # 150 px dice are 98 px at 416: only the 100 px one is found
+    one = detect_boxes(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    found = detect_zoomed_out(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    assert len(one.boxes) == 1
+    assert len(found.boxes) == 3  # the 100 px die is in both passes and kept once
+    assert np.allclose(sorted(found.boxes[:, 0]), [20, 220, 300], atol=1.5)
+    assert [s for s in model.shapes] == [(1, 3, 320, 416), (1, 3, 320, 416), (1, 3, 160, 224)]
+
+
+def test_dice_of_the_trained_size_are_detected_once() -> None:
+    model = CloseUpDetector((480, 640), [((100, 100, 140, 140), 0.9, 0.9), ((300, 200, 345, 245), 0.8, 0.8)])
+    found = detect_zoomed_out(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    assert len(found.boxes) == 2 and model.shapes == [(1, 3, 320, 416)]
+
+
+def test_the_half_size_pass_adds_only_large_sure_boxes() -> None:
+    dice = [
+        ((20, 20, 120, 120), 0.9, 0.9),  # 65 px at 416: the first pass finds it and triggers the second
+        ((200, 20, 350, 170), 0.0, 0.4),  # large but unsure at half size: not added
+        ((400, 300, 480, 380), 0.0, 0.9),  # sure, but 52 px at 416 (under 4/3 x 48): not added
+        ((450, 20, 600, 170), 0.0, 0.8),  # large and sure: added
+    ]
+    model = CloseUpDetector((480, 640), dice)
+    found = detect_zoomed_out(model, zoom_spec(), np.zeros((480, 640, 3), np.uint8))
+    assert np.allclose(sorted(found.boxes[:, 0]), [20, 450], atol=1.5)
+
+
+def test_no_second_pass_without_the_setting_or_without_dice() -> None:
+    big = [((20, 20, 120, 120), 0.9, 0.9), ((200, 20, 350, 170), 0.0, 0.9)]
+    model = CloseUpDetector((480, 640), big)
+    assert len(detect_zoomed_out(model, zoom_spec(None), np.zeros((480, 640, 3), np.uint8)).boxes) == 1
+    assert len(model.shapes) == 1
+    empty = CloseUpDetector((480, 640), [((200, 20, 350, 170), 0.0, 0.9)])
+    assert len(detect_zoomed_out(empty, zoom_spec(), np.zeros((480, 640, 3), np.uint8)).boxes) == 0
+    assert len(empty.shapes) == 1  # a live frame with no die found (a card table) is not looked at again
+
+
+def test_a_photo_of_one_large_die_is_looked_at_again() -> None:
+    lone = CloseUpDetector((480, 640), [((200, 20, 400, 220), 0.0, 0.9)])  # 130 px at 416, 65 at 208
+    found = detect_zoomed_out(lone, zoom_spec(), np.zeros((480, 640, 3), np.uint8), photo=True)
+    assert np.allclose(found.boxes, [[200, 20, 400, 220]], atol=1.5)
+
+
+def test_a_large_box_of_the_half_size_pass_on_a_card_is_left_out_before_nms() -> None:
+    from vision.detections import Detection
+
+    # The first pass finds a large die; at half size a fan of cards around it reads as one
+    # sure die whose box would suppress it in NMS. That box holds a card's index: left out.
+    dice = [((100, 100, 200, 200), 0.7, 0.0), ((90, 90, 215, 215), 0.0, 0.95)]
+    model = CloseUpDetector((480, 640), dice)
+    index = Detection(kind="card", face="7D", colour=None, box=(200, 190, 212, 212), score=1.0)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    fan = detect_zoomed_out(model, zoom_spec(), frame)
+    assert np.allclose(fan.boxes, [[90, 90, 215, 215]], atol=1.5)  # without the card, the fan wins
+    found = detect_zoomed_out(model, zoom_spec(), frame, cards=[index])
+    assert np.allclose(found.boxes, [[100, 100, 200, 200]], atol=1.5)
 
 
 def test_a_box_holding_a_small_card_index_is_a_card_not_a_die() -> None:
@@ -280,7 +351,7 @@ def test_a_box_holding_a_small_card_index_is_a_card_not_a_die() -> None:
     from vision.detections import Detection
 
     # A whole card found as a 100 px "die", the index in its corner 20 px; a die of 40 px.
-    model = SizedDetector((480, 640), [((100, 100, 180, 200), 0.9), ((300, 300, 340, 340), 0.9)])
+    model = CloseUpDetector((480, 640), [((100, 100, 180, 200), 0.9, 0.0), ((300, 300, 340, 340), 0.9, 0.0)])
     m = tiny.manifest()
     reader = DiceReader(replace(m, detector=replace(m.detector, imgsz=416)), model, FakeClassifier())
     frame = np.zeros((480, 640, 3), np.uint8)
@@ -316,24 +387,118 @@ def test_the_committed_reader_reads_no_die_on_a_card_table_it_sees_whole() -> No
     assert len(stray) and any(holds_a_card_index(stray, indices))
 
 
-def test_the_committed_dice_detector_reads_one_pass_at_512_from_a_vouch_floor() -> None:
+def test_zoom_out_is_kept_in_the_manifest_only_when_set_and_must_fit_the_input() -> None:
+    m = tiny.manifest()
+    assert "zoom_out_above" not in m.to_json()["detector"]
+    zoomed = replace(m, detector=replace(m.detector, zoom_out_above=48))
+    assert ReaderManifest.from_json(zoomed.to_json()).detector.zoom_out_above == 48
+    for bad in (0, 10_000):
+        with pytest.raises(ManifestError, match="zoom_out_above"):
+            DetectorSpec(imgsz=416, zoom_out_above=bad)
+
+
+def test_the_committed_reader_zooms_out_for_close_ups() -> None:
     import json
     from pathlib import Path
 
     detector = json.loads((Path(__file__).parents[2] / "models" / "dice-reader.json").read_text())["detector"]
-    assert detector["imgsz"] == 512
-    assert not {"zoom_out_above", "zoom_in_below", "zoom_out_photo_score", "mirror"} & set(detector)  # passes removed
+    assert detector["zoom_out_above"] == 48  # chosen on validation close-ups
+    assert detector["zoom_in_below"] == 40  # chosen on validation wide photos
+    assert detector["imgsz"] == 512 and "mirror" not in detector  # the mirrored pass is gone
     # boxes from 0.1 that the classifier vouches for, since session 45: *Faint boxes the classifier vouches for*
     assert detector["vouch_floor"] == 0.1 and detector["conf_threshold"] == 0.25
 
 
-def test_a_vouch_floor_finds_faint_boxes() -> None:
-    """Boxes from ``vouch_floor`` up to ``conf_threshold`` are found, for the classifier to vouch for."""
-    dice = [((100, 100, 130, 130), 0.9), ((200, 100, 300, 200), 0.15), ((350, 100, 450, 200), 0.15)]
+def test_a_wide_photo_whose_dice_are_too_small_is_detected_again_at_twice_the_size() -> None:
+    # 2400 px across: 60 px dice are 10 px at 416 (missed) and 21 px at 832 (found).
+    dice = [((100, 100, 160, 160), 0.9, 0.0), ((400, 100, 460, 160), 0.9, 0.0), ((700, 100, 760, 160), 0.9, 0.0),
+            ((1000, 100, 1090, 190), 0.9, 0.0)]  # 90 px: 16 px at 416, found by the first pass
+    model = CloseUpDetector((1800, 2400), dice)
+    photo = np.zeros((1800, 2400, 3), np.uint8)
+    spec = DetectorSpec(imgsz=416, zoom_in_below=24)
+    first = detect_boxes(model, spec, photo)
+    assert len(first.boxes) == 1
+    found = detect_zoomed_in(model, spec, photo, first)
+    assert np.allclose(sorted(found.boxes[:, 0]), [100, 400, 700, 1000], atol=3)
+    assert model.shapes[-1] == (1, 3, 640, 832)
+
+
+def test_no_closer_look_at_dice_of_the_trained_size_small_photos_or_unsure_boxes() -> None:
+    spec = DetectorSpec(imgsz=416, zoom_in_below=24)
+    big = CloseUpDetector((1800, 2400), [((100, 100, 260, 260), 0.9, 0.0)])  # 28 px at 416
+    photo = np.zeros((1800, 2400, 3), np.uint8)
+    detect_zoomed_in(big, spec, photo, detect_boxes(big, spec, photo))
+    assert len(big.shapes) == 1
+    small = CloseUpDetector((960, 1280), [((100, 100, 130, 130), 0.9, 0.0)])  # a webcam frame: never
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    assert len(detect_zoomed_in(small, spec, frame, detect_boxes(small, spec, frame)).boxes) == 0
+    assert len(small.shapes) == 1
+    unsure = CloseUpDetector((1800, 2400), [((100, 100, 160, 160), 0.4, 0.0)])
+    assert len(detect_zoomed_in(unsure, spec, photo, detect_boxes(unsure, spec, photo)).boxes) == 0
+    assert len(unsure.shapes) == 2  # looked, but a box under the sure threshold is not added
+
+
+def test_only_a_photo_is_looked_at_closer() -> None:
+    from tests.vision.tiny_reader import FakeClassifier
+
+    m = tiny.manifest()
+    spec = replace(m.detector, imgsz=416, zoom_in_below=24)
+    model = CloseUpDetector((1800, 2400), [((100, 100, 160, 160), 0.9, 0.0)])
+    live = DiceReader(replace(m, detector=spec), model, FakeClassifier())
+    photo = np.zeros((1800, 2400, 3), np.uint8)
+    assert len(live.detect(photo).boxes) == 0 and len(model.shapes) == 1
+    assert len(live.with_look(SECOND_LOOK).detect(photo).boxes) == 1
+
+
+def test_zoom_in_is_kept_in_the_manifest_only_when_set() -> None:
+    m = tiny.manifest()
+    assert "zoom_in_below" not in m.to_json()["detector"]
+    zoomed = replace(m, detector=replace(m.detector, zoom_in_below=24))
+    assert ReaderManifest.from_json(zoomed.to_json()).detector.zoom_in_below == 24
+    with pytest.raises(ManifestError, match="zoom_in_below"):
+        DetectorSpec(imgsz=416, zoom_in_below=0)
+
+
+def test_a_photo_looks_zoomed_out_for_a_die_cut_into_pieces() -> None:
+    # The first pass finds only two pips of a 180 px die (30 px each, 20 input px); at half
+    # size the die is 59 px at the input, found at 0.9.
+    dice = [((200, 100, 380, 280), 0.0, 0.9), ((230, 130, 260, 160), 0.6, 0.0), ((320, 220, 350, 250), 0.5, 0.0)]
+    spec = replace(zoom_spec(), zoom_out_photo_score=0.8)
     frame = np.zeros((480, 640, 3), np.uint8)
-    assert len(detect_boxes(SizedDetector((480, 640), dice), DetectorSpec(imgsz=416), frame).boxes) == 1
-    found = detect_boxes(SizedDetector((480, 640), dice), DetectorSpec(imgsz=416, vouch_floor=0.1), frame)
+    live = detect_zoomed_out(CloseUpDetector((480, 640), dice), spec, frame)
+    assert len(live.boxes) == 2  # a live frame does not pay for the pass
+    plain = detect_zoomed_out(CloseUpDetector((480, 640), dice), zoom_spec(), frame, photo=True)
+    assert len(plain.boxes) == 2  # without the setting, the median says these are webcam dice
+    found = detect_zoomed_out(CloseUpDetector((480, 640), dice), spec, frame, photo=True)
+    assert np.allclose(sorted(found.boxes[:, 0]), [200, 230, 320], atol=1.5)  # the reader drops the pieces
+    doubted = [((200, 100, 380, 280), 0.0, 0.7), *dice[1:]]  # sure, but under the photo score
+    assert len(detect_zoomed_out(CloseUpDetector((480, 640), doubted), spec, frame, photo=True).boxes) == 2
+
+
+def test_zoom_out_photo_score_is_a_score_and_needs_zoom_out_above() -> None:
+    m = tiny.manifest()
+    assert "zoom_out_photo_score" not in m.to_json()["detector"]
+    scored = replace(m, detector=replace(m.detector, zoom_out_above=48, zoom_out_photo_score=0.8))
+    assert ReaderManifest.from_json(scored.to_json()).detector.zoom_out_photo_score == 0.8
+    with pytest.raises(ManifestError, match="zoom_out_photo_score must be a score"):
+        DetectorSpec(imgsz=416, zoom_out_above=48, zoom_out_photo_score=1.5)
+    with pytest.raises(ManifestError, match="needs zoom_out_above"):
+        DetectorSpec(imgsz=416, zoom_out_photo_score=0.8)
+
+
+def test_a_vouch_floor_finds_faint_boxes_that_do_not_choose_the_zoomed_passes() -> None:
+    """Boxes from ``vouch_floor`` up to ``conf_threshold`` are found, for the classifier to
+    vouch for, but only boxes at ``conf_threshold`` or more say how large the dice are."""
+    # one webcam die (19 input px), and two faint large boxes (65 input px) that would make
+    # the median a close-up's
+    dice = [((100, 100, 130, 130), 0.9, 0.0), ((200, 100, 300, 200), 0.15, 0.0), ((350, 100, 450, 200), 0.15, 0.0)]
+    frame = np.zeros((480, 640, 3), np.uint8)
+    plain = CloseUpDetector((480, 640), dice)
+    assert len(detect_zoomed_out(plain, zoom_spec(), frame).boxes) == 1
+    floored = CloseUpDetector((480, 640), dice)
+    found = detect_zoomed_out(floored, replace(zoom_spec(), vouch_floor=0.1), frame)
     assert sorted(found.scores.tolist()) == pytest.approx([0.15, 0.15, 0.9])
+    assert len(floored.shapes) == 1  # no zoomed-out pass: the one die is a webcam's
 
 
 def test_a_vouch_floor_is_a_score_under_the_detectors_floor_and_kept_in_the_manifest() -> None:

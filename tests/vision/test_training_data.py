@@ -894,8 +894,8 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
 
 def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_replaces(tmp_path, monkeypatch, capsys):
     """``tableref train --stage detector --out models``: the new file and its hash go in, the
-    thresholds chosen for reading stay (session 47 lost them once, and a reader without its
-    read-time settings read photos otherwise than the one it replaced)."""
+    thresholds and passes chosen for reading stay (session 47 lost them once, and a reader
+    without its zoomed pass found half the dice of wide photos)."""
     import argparse
     import shutil
 
@@ -906,7 +906,7 @@ def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_repl
     out = tmp_path / "models"
     shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
     before = ReaderManifest.load(out / "dice-reader.json").detector
-    assert before.vouch_floor is not None  # something to keep
+    assert before.vouch_floor is not None and before.zoom_out_above is not None  # something to keep
     scenes = tmp_path / "set"
     scenes.mkdir()
     (scenes / "annotations.jsonl").write_text(json.dumps(
