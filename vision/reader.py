@@ -17,7 +17,8 @@ when the detector itself is unsure the box is a die. A classifier with a last fa
 alarms) says when a box holds no die. A reading with a look (photos) leaves out the boxes
 it reads so with probability :data:`NO_DIE_DROP` or more, and the others keep their face
 probabilities as they are (not renormalised), so a box that may be no die reads unsure.
-A live frame's reading ignores that class
+It also leaves out the pieces of a large die and a box that holds a cluster of dice
+(:func:`~vision.stages.pieces_and_clusters`). A live frame's reading ignores that class
 (its faces renormalised): the settler votes over frames, and the table's count of dice
 in play catches a box that is no die.
 """
@@ -55,6 +56,7 @@ from vision.stages import (
     detect_at_scale,
     holds_a_card_index,
     holds_a_die,
+    pieces_and_clusters,
     prepare_detector,
     Look,
     ask_specialist,
@@ -137,6 +139,7 @@ class Step(Enum):
     leave out (:meth:`DiceReader.without`; what each costs and gains: ``tableref eval --ablate``)."""
 
     VOUCHING = "vouching"  # the classifier vouches for boxes the detector doubts (vouched)
+    PIECES_AND_CLUSTERS = "pieces-and-clusters"  # a large die's pieces and boxes of clustered dice left out
     NO_DIE_DROP = "no-die-drop"  # boxes read as no die (NO_DIE_DROP) left out
     CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
 
@@ -433,11 +436,14 @@ class DiceReader:
         classifier vouches for a doubted box (:func:`vouched`; ``crowd``: every box of the
         frame, default ``boxes``, counted before any is left out as no die). A faint box, under the detector's ``conf_threshold``
         (found from its ``vouch_floor``), is left out unless the classifier vouches for it.
-        With a look (a photo), boxes read as no die (:data:`NO_DIE_DROP`) are left out."""
+        With a look (a photo), boxes read as no die, the pieces of a large die and clusters
+        of dice are left out (:func:`~vision.stages.pieces_and_clusters`)."""
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
         none, reported, merged = self._faces(face_p)
         if none is not None and self.second_look is not None:
             keep = none < NO_DIE_DROP if Step.NO_DIE_DROP not in self.skipped else np.ones(len(none), bool)
+            if Step.PIECES_AND_CLUSTERS not in self.skipped:
+                keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
             box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         raw_scores = None if box_scores is None else np.asarray(box_scores, np.float32)

@@ -426,20 +426,40 @@ def test_only_faint_boxes_the_classifier_may_vouch_for_stay_in_the_frames_crowd(
         False, True, True, True]
 
 
-def test_a_photo_leaves_out_a_box_read_as_no_die_and_keeps_the_unsure_ones():
-    """A 120 px box read as no die, a pip and a corner in it read unsurely, and a die apart."""
+def _large_die_and_pieces() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A 120 px die read surely as a 5, a pip and a corner of it read unsurely, and a die apart."""
     faces = len(DIE_FACES) + 1
     p = np.zeros((4, faces), np.float32)
-    p[0, 4], p[0, -1] = 0.05, 0.95  # the large box: no die
+    p[0, 4], p[0, -1] = 0.97, 0.01  # the large die: "5"
     p[1, 0:3], p[1, -1] = 0.3, 0.1  # a pip: three faces alike, unsure
     p[2, 0], p[2, -1] = 0.45, 0.5  # a corner: may be no die (under the drop line), unsure
     p[3, 5], p[3, -1] = 0.98, 0.01  # a die beside it: "6"
     colours = np.tile(np.array([[0.0, 1.0, 0.0]], np.float32), (4, 1))
     boxes = np.array([[100, 100, 220, 220], [140, 140, 160, 160], [190, 100, 220, 130], [300, 100, 330, 130]],
                      np.float32)
+    return boxes, p, colours
+
+
+def test_a_photo_leaves_out_the_pieces_of_a_large_die():
+    boxes, p, colours = _large_die_and_pieces()
     scores = np.array([0.9, 0.6, 0.5, 0.9])
     photo = tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)
-    dice = photo.label_dice(boxes, p, colours, scores)
-    assert [(d.box[0], d.uncertain) for d in dice] == [(140, True), (190, True), (300, False)]
+    assert [d.face for d in photo.label_dice(boxes, p, colours, scores)] == ["5", "6"]
     # a live frame lists every box: the settler votes over frames, and the count of dice in play checks it
     assert len(tiny.rejecting_reader(red_none=0.01).label_dice(boxes, p, colours, scores)) == 4
+
+
+def test_a_photo_leaves_out_a_box_that_holds_two_sure_dice():
+    boxes, p, colours = _large_die_and_pieces()
+    p[1], p[2] = p[3], p[3]  # the pieces are dice read surely: the large box is a cluster of them
+    photo = tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)
+    dice = photo.label_dice(boxes, p, colours, np.array([0.9, 0.6, 0.5, 0.9]))
+    assert [d.box[0] for d in dice] == [140, 190, 300]
+
+
+def test_a_box_read_as_no_die_leaves_what_it_holds():
+    boxes, p, colours = _large_die_and_pieces()
+    p[0, 4], p[0, -1] = 0.05, 0.95  # the large box is no die: the unsure boxes in it stay, unsure
+    photo = tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)
+    dice = photo.label_dice(boxes, p, colours, np.array([0.9, 0.6, 0.5, 0.9]))
+    assert [(d.box[0], d.uncertain) for d in dice] == [(140, True), (190, True), (300, False)]

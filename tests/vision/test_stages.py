@@ -24,6 +24,7 @@ from vision.stages import (
     detect_zoomed_in,
     detect_zoomed_out,
     holds_a_card_index,
+    pieces_and_clusters,
     second_look,
     view_boxes,
 )
@@ -484,6 +485,12 @@ def test_zoom_out_photo_score_is_a_score_and_needs_zoom_out_above() -> None:
         DetectorSpec(imgsz=416, zoom_out_above=48, zoom_out_photo_score=1.5)
     with pytest.raises(ManifestError, match="needs zoom_out_above"):
         DetectorSpec(imgsz=416, zoom_out_photo_score=0.8)
+
+
+def test_pieces_and_clusters_of_boxes_of_one_size_are_none() -> None:
+    boxes = np.array([[0, 0, 40, 40], [20, 0, 60, 40], [100, 0, 140, 40]], np.float32)  # touching, overlapping dice
+    assert not pieces_and_clusters(boxes, np.ones(3, bool), np.array([True, False, True])).any()
+    assert not pieces_and_clusters(boxes[:1], np.ones(1, bool), np.ones(1, bool)).any()
 
 
 def test_a_vouch_floor_finds_faint_boxes_that_do_not_choose_the_zoomed_passes() -> None:
