@@ -146,17 +146,26 @@ class ClassifierSpec:
     # Read each crop this many ways, a quarter turn apart, and average: only for a
     # classifier trained on crops at every angle (card indices). 1: the crop as cut.
     turns: int = 1
+    # Each head's probabilities are tempered by these before any use (vision.calibration:
+    # fitted by ``tableref calibrate``); 1 leaves them as the network gives them.
+    temperature: float = 1.0
+    colour_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.turns <= QUARTER_TURNS:
             raise ManifestError(f"classifier {self.file}: turns must be 1 to {QUARTER_TURNS} quarter turns, got {self.turns}")
+        for name in ("temperature", "colour_temperature"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and 0.05 <= value <= 20.0):
+                raise ManifestError(f"classifier {self.file}: {name} must be a number from 0.05 to 20, got {value!r}")
 
 
 def _spec_json(spec: ClassifierSpec) -> dict[str, Any]:
     out = asdict(spec)
     out["faces"], out["colours"] = list(spec.faces), list(spec.colours)
-    if spec.turns == 1:
-        del out["turns"]  # manifests written before turns existed stay as they were
+    for key in ("turns", "temperature", "colour_temperature"):
+        if out[key] == 1:
+            del out[key]  # only what differs from the network as it is gets written
     return out
 
 

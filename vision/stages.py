@@ -13,6 +13,7 @@ import numpy as np
 
 from vision.backends import Model, prepare_image, run_image
 from vision.boxes import area, intersection_matrix, letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.calibration import tempered
 from vision.crops import crop_batch
 from vision.detections import Detection
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
@@ -284,7 +285,8 @@ def _sides(boxes: np.ndarray) -> np.ndarray:
 def classify_crops(
     model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray, turns: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Both heads' probabilities (faces, colours) for each box, from one batched classifier call.
+    """Both heads' probabilities (faces, colours) for each box, from one batched classifier call,
+    each tempered by its temperature in ``spec`` (:mod:`vision.calibration`).
 
     With ``turns`` > 1 (default: ``spec.turns``) each crop is also read turned by 1 ..
     ``turns`` - 1 quarter turns, and the readings are averaged. Only for a classifier
@@ -307,7 +309,9 @@ def classify_crops(
     if turns > 1:
         face_p = face_p.reshape(turns, len(boxes), -1).mean(axis=0)
         colour_p = colour_p.reshape(turns, len(boxes), -1).mean(axis=0)
-    return face_p, colour_p
+    if colour_p.shape[1]:
+        colour_p = tempered(colour_p, spec.colour_temperature)
+    return tempered(face_p, spec.temperature), colour_p
 
 
 View = tuple[float, float, float]

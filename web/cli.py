@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("vision.train", "train the detector and face classifier, export ONNX"),
     "teach": ("vision.teach_cmd", "teach a reader profile a table's own dice from labelled photos"),
     "teach-curve": ("vision.teach_curve", "how fast a profile learns a labelled set: accuracy against taught photos"),
+    "calibrate": ("vision.calibrate_cmd", "fit the classifier's temperatures and the one reporting threshold on a labelled set"),
     "eval": ("web.eval_cmd", "score the reader on a labelled dataset (and judge its scenes as a table would)"),
     "eval-live": ("vision.live_eval", "score settled live reveals on rendered clips (frames' vote and closer look)"),
     "eval-verdicts": ("web.verdict_eval", "judge settled live reveals as a table does, against the true dice's verdicts"),

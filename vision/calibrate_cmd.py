@@ -1,0 +1,128 @@
+"""``tableref calibrate``: fit the dice classifier's temperatures and the reporting threshold.
+
+Reads the labelled dice of one or more sets (any format ``tableref eval`` reads) from their
+true boxes with the model folder's classifier, fits one temperature for the face head and
+one for the colour head (:mod:`vision.calibration`), picks the one threshold that keeps the
+set's confidently wrong readings at or under ``--max-wrong``, and writes all three into
+the folder's ``dice-reader.json`` with a record of what they were fitted on::
+
+    tableref calibrate runs/yardstick/teach-ld-wheel-rope-engraved ... --models models
+
+Calibrate on a set kept apart for it (the yardstick's teach splits of its ``val`` designs),
+never on the sets the reader is scored on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.calibration import MAX_WRONG, calibrate_head, choose_threshold, coverage, indices, tempered
+from vision.datasets import DatasetError, LabelledImage, load_dataset
+from vision.manifest import MANIFEST_NAME, ManifestError, ReaderManifest
+from vision.stages import classify_crops
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("sets", type=Path, nargs="+", metavar="SET",
+                        help="labelled sets to fit on (a folder or labels file; SET:SPLIT for a YOLO split)")
+    parser.add_argument("--models", type=Path, default=None, help="model folder whose manifest is rewritten (default: models/)")
+    parser.add_argument("--max-wrong", type=float, default=MAX_WRONG,
+                        help="the share of sure and wrong readings the threshold allows (default %(default)s)")
+    parser.add_argument("--dry-run", action="store_true", help="report what would be written; write nothing")
+
+
+def labelled_dice(items: Sequence[LabelledImage], faces: Sequence[str]) -> list[tuple[Path, list[Any]]]:
+    """Per image, its readable dice showing one of ``faces``."""
+    out = []
+    for item in items:
+        dice = [o for o in item.objects if o.kind == "die" and o.face in faces and getattr(o, "readable", True)]
+        if dice:
+            out.append((item.path, dice))
+    return out
+
+
+def readings(reader, images: list[tuple[Path, list[Any]]]) -> tuple[np.ndarray, np.ndarray, list[str], list[str | None]]:
+    """The classifier's untempered probabilities for every die, read from its true box."""
+    spec = replace(reader.manifest.classifier, temperature=1.0, colour_temperature=1.0)
+    face_ps, colour_ps, faces, colours = [], [], [], []
+    for path, dice in images:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise DatasetError(f"{path}: not an image")
+        f, c = classify_crops(reader.classifier, spec, image, np.array([d.box for d in dice], np.float32))
+        face_ps.append(f)
+        colour_ps.append(c)
+        faces += [d.face for d in dice]
+        colours += [d.colour for d in dice]
+    return np.concatenate(face_ps), np.concatenate(colour_ps), faces, colours
+
+
+def _load(arg: Path) -> tuple[LabelledImage, ...]:
+    text = str(arg)
+    root, _, split = text.rpartition(":") if ":" in text and not Path(text).exists() else (text, "", "")
+    return load_dataset(Path(root), split or None)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.reader import DEFAULT_MODEL_DIR, load_reader
+
+    model_dir = args.models or DEFAULT_MODEL_DIR
+    if not 0.0 <= args.max_wrong < 1.0:
+        raise SystemExit("tableref calibrate: --max-wrong is a share, from 0 to under 1")
+    try:
+        reader = load_reader(model_dir, cards=False)
+        items = [item for s in args.sets for item in _load(s)]
+    except (ManifestError, DatasetError) as exc:
+        raise SystemExit(f"tableref calibrate: {exc}") from None
+    spec = reader.manifest.classifier
+    images = labelled_dice(items, spec.faces)
+    if not images:
+        raise SystemExit("tableref calibrate: no labelled die with a face the classifier reads in these sets")
+    face_p, colour_p, faces, colours = readings(reader, images)
+    truth = indices(faces, spec.faces)
+    face = calibrate_head(face_p, truth)
+    has_colour = np.array([c in spec.colours for c in colours], bool)
+    colour = (calibrate_head(colour_p[has_colour], indices([c for c, h in zip(colours, has_colour) if h], spec.colours))
+              if has_colour.any() else None)
+    p = tempered(face_p, face.temperature)
+    right = p.argmax(axis=1) == truth
+    threshold = choose_threshold(p.max(axis=1), right, args.max_wrong)
+    sure, wrong = coverage(p.max(axis=1), right, threshold)
+    before_sure, before_wrong = coverage(face_p.max(axis=1), right, reader.manifest.threshold)
+    record = {
+        "fitted": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "sets": [str(s) for s in args.sets],
+        "images": len(images),
+        "faces": face.as_json(),
+        **({"colours": colour.as_json()} if colour else {}),
+        "max_wrong": args.max_wrong,
+        "threshold": threshold,
+        "sure": round(sure, 4),
+        "sure_wrong": round(wrong, 4),
+        "before": {"threshold": reader.manifest.threshold, "sure": round(before_sure, 4), "sure_wrong": round(before_wrong, 4)},
+    }
+    print(f"faces: {face.n} dice, best guess right {face.accuracy:.1%}, temperature {face.temperature:.2f} "
+          f"(NLL {face.nll_before:.3f} -> {face.nll_after:.3f})")
+    if colour:
+        print(f"colours: {colour.n} dice, best guess right {colour.accuracy:.1%}, temperature {colour.temperature:.2f} "
+              f"(NLL {colour.nll_before:.3f} -> {colour.nll_after:.3f})")
+    print(f"threshold {threshold:.2f}: sure {sure:.1%}, sure and wrong {wrong:.2%} "
+          f"(was {reader.manifest.threshold:.2f} untempered: sure {before_sure:.1%}, sure and wrong {before_wrong:.2%})")
+    if args.dry_run:
+        print(json.dumps(record, ensure_ascii=False))
+        return 0
+    manifest = reader.manifest
+    new_spec = replace(spec, temperature=face.temperature, colour_temperature=colour.temperature if colour else 1.0)
+    training = {**manifest.training, "calibration": record}
+    replace(manifest, classifier=new_spec, threshold=threshold, training=training).save(model_dir / MANIFEST_NAME)
+    print(f"wrote {model_dir / MANIFEST_NAME}")
+    return 0
