@@ -27,6 +27,7 @@ import numpy as np
 
 from vision.calibration import MAX_WRONG, calibrate_head, choose_threshold, coverage, indices, tempered
 from vision.datasets import DatasetError, LabelledImage, load_dataset
+from vision.detections import NOT_AN_INDEX
 from vision.manifest import MANIFEST_NAME, ManifestError, ReaderManifest
 from vision.stages import classify_crops
 
@@ -93,11 +94,15 @@ def run(args: argparse.Namespace) -> int:
     has_colour = np.array([c in spec.colours for c in colours], bool)
     colour = (calibrate_head(colour_p[has_colour], indices([c for c, h in zip(colours, has_colour) if h], spec.colours))
               if has_colour.any() else None)
-    p = tempered(face_p, face.temperature)
+    # A classifier's "no die" class is not a face: a photo's reading is its likeliest face, as
+    # sure as that face's own probability (vision.reader: DiceReader._faces).
+    real = len(spec.faces) - (spec.faces[-1] == NOT_AN_INDEX)
+    p = tempered(face_p, face.temperature)[:, :real]
     right = p.argmax(axis=1) == truth
     threshold = choose_threshold(p.max(axis=1), right, args.max_wrong)
     sure, wrong = coverage(p.max(axis=1), right, threshold)
-    before_sure, before_wrong = coverage(face_p.max(axis=1), right, reader.manifest.threshold)
+    before = face_p[:, :real]
+    before_sure, before_wrong = coverage(before.max(axis=1), before.argmax(axis=1) == truth, reader.manifest.threshold)
     record = {
         "fitted": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "sets": [str(s) for s in args.sets],

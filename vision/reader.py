@@ -368,8 +368,13 @@ class DiceReader:
         are too small for the detector is looked at closer
         (:func:`~vision.stages.detect_zoomed_in`); a live frame never is. A box that holds a
         sure corner index among ``cards`` (or two unsure ones) four or more times smaller than
-        itself is a card, and is left out (:func:`~vision.stages.holds_a_card_index`)."""
-        found = detect_at_scale(self.detector, self.manifest.detector, image, self.reads_photos, cards)
+        itself is a card, and is left out (:func:`~vision.stages.holds_a_card_index`).
+        A photo is detected at the manifest's ``photo_imgsz`` (when it has one): a larger input
+        than a live frame's finds the small dice of a camera set far from the table."""
+        spec = self.manifest.detector
+        if self.reads_photos and spec.still_imgsz != spec.imgsz:
+            spec = replace(spec, imgsz=spec.still_imgsz)
+        found = detect_at_scale(self.detector, spec, image, self.reads_photos, cards)
         if Step.CROSS_CHECKS in self.skipped:
             return found
         return found.without(holds_a_card_index(found.boxes, cards))

@@ -463,3 +463,14 @@ def test_a_box_read_as_no_die_leaves_what_it_holds():
     photo = tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)
     dice = photo.label_dice(boxes, p, colours, np.array([0.9, 0.6, 0.5, 0.9]))
     assert [(d.box[0], d.uncertain) for d in dice] == [(140, True), (190, True), (300, False)]
+
+
+def test_a_photo_is_detected_at_the_photo_input_size_and_a_live_frame_at_its_own():
+    base = tiny.fake_reader()
+    det = replace(base.manifest.detector, photo_imgsz=640)
+    reader = DiceReader(replace(base.manifest, detector=det), tiny.FakeDetector(), tiny.FakeClassifier())
+    reader.read(tiny.scene())  # live: the manifest's imgsz (416 on the long side)
+    assert reader.detector.inputs[-1][0] == (1, 3, 320, 416)
+    photo = reader.with_look(SECOND_LOOK)
+    photo.read(tiny.scene())  # a photo: 640 on the long side
+    assert photo.detector.inputs[-1][0][2:] == (480, 640)
