@@ -93,8 +93,8 @@ class CardReader:
             raise ManifestError("the card detector has no vouch_floor: no classifier vouches for a faint card index")
         if manifest.specialists:
             # A suit specialist read no better than the classifier's suit head (model card,
-            # *Tried and not kept*), and the card reader no longer asks one.
-            raise ManifestError(f"the card reader reads no suit specialist; the card manifest names "
+            # *Tried and not kept*), so the card reader asks no specialist of any kind.
+            raise ManifestError(f"the card reader has no specialists; the card manifest names "
                                 f"{', '.join(spec.file for spec in manifest.specialists)}")
         if (body is None) != (manifest.body is None):
             raise ManifestError("the card body model goes with the card manifest's body entry")

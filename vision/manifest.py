@@ -26,7 +26,6 @@ MANIFEST_NAME = "dice-reader.json"
 DETECTOR_NAME = "dice-detector.onnx"
 CLASSIFIER_NAME = "dice-classifier.onnx"
 SPECIALIST_NAME = "dice-specialist.onnx"  # the first specialist's file; others name their own
-CARD_SPECIALIST_NAME = "card-suit-specialist.onnx"  # the card reader's suit specialist
 SECOND_OPINION_NAME = "dice-second-opinion.onnx"  # the larger classifier asked about unsure dice
 CARD_BODY_NAME = "card-body.onnx"  # the card reader's body classifier (vision.card_body)
 # The card reader has the same two-stage shape: a corner-index detector, then a classifier
@@ -181,8 +180,8 @@ class ReaderManifest:
     """The two models, the reporting threshold, how they were trained, and any
     *specialists*: more classifiers on the same crops, each for a few faces the first one
     confuses (its ``faces``; ``colours`` empty), e.g. ブ and プ, or the six pip counts.
-    Their groups of faces do not overlap. A specialist may instead name classes of the
-    classifier's second head (the card reader's suit specialist reads the four suits).
+    Their groups of faces do not overlap. Only the dice reader asks specialists (the card
+    reader refuses a manifest that names one).
 
     >>> kana = ClassifierSpec(file=SPECIALIST_NAME, faces=("ブ", "プ"))
     >>> m = ReaderManifest(DetectorSpec(), ClassifierSpec(), specialists=(kana,))
@@ -214,11 +213,10 @@ class ReaderManifest:
                 raise ManifestError(f"second_opinion_below must be in (0, 1], got {self.second_opinion_below}")
         seen: set[str] = set()
         for spec in self.specialists:
-            head = self.classifier.colours if set(spec.faces) <= set(self.classifier.colours) else self.classifier.faces
-            missing = [f for f in spec.faces if f not in head]
+            missing = [f for f in spec.faces if f not in self.classifier.faces]
             if len(set(spec.faces)) < 2 or missing:
-                raise ManifestError(f"a specialist must name two or more of the classifier's faces, or of its "
-                                    f"second head's classes; got {list(spec.faces)}")
+                raise ManifestError(f"a specialist must name two or more of the classifier's faces; "
+                                    f"got {list(spec.faces)}")
             if seen & set(spec.faces):
                 raise ManifestError(f"specialists' faces overlap: {sorted(seen & set(spec.faces))}")
             seen |= set(spec.faces)

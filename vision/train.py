@@ -4,7 +4,6 @@
     tableref train --resume                  # continue both stages where they stopped
     tableref train --cards --synth data/cards-train --synth data/mixed-train   # the card reader
     tableref train --stage specialist --no-real --synth data/synth-nine ...      # the ブ/プ specialist
-    tableref train --cards --stage specialist --synth data/cards-train ...       # the cards' suit specialist
     tableref train --stage classifier --average runs/C/classifier/best.pt --average ...  # a weight average
     tableref train --cards --stage body --synth data/reveals-doubt ...           # the card body classifier
 
@@ -17,9 +16,8 @@ rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
 card, join them only with ``--real-negatives``. ``--stage specialist`` trains only a
 specialist: the same network on the same crops, for the few faces of
 ``--specialist-faces``, written to ``--specialist-file`` (``models/dice-specialist.onnx``)
-and recorded in the dice manifest beside any others (one per group of faces). With
-``--cards`` the specialist reads the four suits of the card classifier's crops
-(``models/card-suit-specialist.onnx``, in ``card-reader.json``). Training
+and recorded in the dice manifest beside any others (one per group of faces); the card
+reader has no specialists, so ``--cards --stage specialist`` is refused. Training
 runs live under ``runs/`` and resume from their last checkpoint. ``--average`` trains
 nothing: the classifier becomes the mean of the weights of runs fine-tuned from one
 checkpoint (written to ``runs/classifier-average/best.pt``). ``--cards --stage body`` trains
@@ -54,7 +52,6 @@ from vision.manifest import (
     CARD_CLASSIFIER_NAME,
     CARD_DETECTOR_NAME,
     CARD_MANIFEST_NAME,
-    CARD_SPECIALIST_NAME,
     CLASSIFIER_NAME,
     DETECTOR_NAME,
     MANIFEST_NAME,
@@ -160,19 +157,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", action="store_true",
                         help="train the playing-card reader (corner indices: rank + suit) instead of the dice reader")
     parser.add_argument("--stage", choices=STAGES, default="all",
-                        help="all = detector + classifier; specialist = a classifier for a few faces (dice) "
-                             "or for the suits (--cards), on its own; second-opinion = a (wider: --cls-width) dice "
+                        help="all = detector + classifier; specialist = a dice classifier for a few faces, "
+                             "on its own (the card reader has none); second-opinion = a (wider: --cls-width) dice "
                              f"classifier asked about the dice the classifier is unsure of, as {SECOND_OPINION_NAME}; "
                              f"body = with --cards, the classifier of whole card bodies, as {CARD_BODY_NAME}")
     parser.add_argument("--second-opinion-below", type=float, default=0.9, metavar="P",
                         help="with --stage second-opinion: ask it about dice the classifier reads under P "
                              "(default %(default)s)")
     parser.add_argument("--specialist-faces", metavar="F,F",
-                        help=f"faces the specialist tells apart (default {','.join(SPECIALIST_FACES)}; "
-                             f"with --cards suits, default {','.join(CARD_SUITS)})")
+                        help=f"die faces the specialist tells apart (default {','.join(SPECIALIST_FACES)})")
     parser.add_argument("--specialist-file", metavar="NAME",
                         help="the specialist's ONNX file in --out; one with the same name is replaced "
-                             f"(default {SPECIALIST_NAME}; with --cards {CARD_SPECIALIST_NAME})")
+                             f"(default {SPECIALIST_NAME})")
     parser.add_argument("--resume", action="store_true", help="continue each stage from its last checkpoint")
     parser.add_argument("--epochs", type=int, default=100, help="detector epochs")
     parser.add_argument("--cls-epochs", type=int, default=30, help="classifier epochs")
@@ -463,25 +459,22 @@ def kept_read_settings(previous: DetectorSpec | None, trained: DetectorSpec) -> 
 
 
 def specialist_faces(args: argparse.Namespace) -> tuple[str, ...]:
-    """The faces of ``--specialist-faces``, checked: at least two distinct die faces, or
-    with ``--cards`` suits (default :data:`SPECIALIST_FACES`; for cards all four suits, since
-    the card classifier's suit errors are nearly all within a colour: see the model card)."""
-    cards = target_of(args).kind == "card"
+    """The faces of ``--specialist-faces``, checked: at least two distinct die faces
+    (default :data:`SPECIALIST_FACES`)."""
     given = args.specialist_faces
     if given is None:
-        given = ",".join(CARD_SUITS if cards else SPECIALIST_FACES)
+        given = ",".join(SPECIALIST_FACES)
     faces = tuple(f.strip() for f in given.split(",") if f.strip())
-    allowed = CARD_SUITS if cards else DIE_FACES
-    unknown = [f for f in faces if f not in allowed]
+    unknown = [f for f in faces if f not in DIE_FACES]
     if unknown or len(set(faces)) < 2 or len(set(faces)) != len(faces):
-        raise SystemExit(f"--specialist-faces needs two or more distinct {'suits' if cards else 'die faces'} from "
-                         f"{' '.join(allowed)}; got {given!r}")
+        raise SystemExit(f"--specialist-faces needs two or more distinct die faces from {' '.join(DIE_FACES)}; "
+                         f"got {given!r}")
     return faces
 
 
 def specialist_file(args: argparse.Namespace) -> str:
-    """``--specialist-file``, or the target's default specialist file name."""
-    return args.specialist_file or (CARD_SPECIALIST_NAME if target_of(args).kind == "card" else SPECIALIST_NAME)
+    """``--specialist-file``, or :data:`~vision.manifest.SPECIALIST_NAME`."""
+    return args.specialist_file or SPECIALIST_NAME
 
 
 def other_specialists(args: argparse.Namespace, manifest: ReaderManifest) -> tuple[ClassifierSpec, ...]:
@@ -508,9 +501,8 @@ def dice_colours(items) -> tuple[str, ...]:
 def run_classifier(
     args, items, torch_device: str, specialist: bool = False, file: str | None = None
 ) -> tuple[ClassifierSpec, dict[str, Any]]:
-    """Train the face/colour classifier, or with ``specialist`` the pair classifier: the same
-    network on the same crops, one head for ``--specialist-faces`` and no colour (for
-    cards, that head reads the suits: :func:`vision.train_classifier.suits_only`)."""
+    """Train the face/colour classifier, or with ``specialist`` the dice pair classifier: the
+    same network on the same crops, one head for ``--specialist-faces`` and no colour."""
     from vision import train_classifier as tc
 
     target = target_of(args)
@@ -542,14 +534,10 @@ def run_classifier(
         faces = (*faces, NOT_AN_INDEX)
     legible, illegible = legibility_flags(args, items)
     t0 = time.time()
-    suit_specialist = specialist and target.kind == "card"
-    cut = (list(CARD_SUITS), target.faces) if suit_specialist else (colours, faces)
-    train = tc.collect_crops([(s, it) for s, it, v in items if not v], cut[0], cfg.size, cfg.expand, True, log,
-                             target.kind, cut[1], mined, legible)
-    val = tc.collect_crops([(s, it) for s, it, v in items if v], cut[0], cfg.size, cfg.expand, False, log,
-                           target.kind, cut[1], mined, legible)
-    if suit_specialist:
-        train, val = tc.suits_only(train, CARD_SUITS, faces), tc.suits_only(val, CARD_SUITS, faces)
+    train = tc.collect_crops([(s, it) for s, it, v in items if not v], colours, cfg.size, cfg.expand, True, log,
+                             target.kind, faces, mined, legible)
+    val = tc.collect_crops([(s, it) for s, it, v in items if v], colours, cfg.size, cfg.expand, False, log,
+                           target.kind, faces, mined, legible)
     if illegible is not None:
         illegible.update({"train": int(train.unreadable_mask().sum()), "val": int(val.unreadable_mask().sum())})
         log(f"classifier: {illegible['train']} of {len(train)} training crops and {illegible['val']} of {len(val)} "
@@ -569,7 +557,7 @@ def run_classifier(
     export = tc.export_classifier(run_dir / "best.pt", onnx_path, cfg.size)
     spec = ClassifierSpec(file=onnx_path.name, size=cfg.size, expand=cfg.expand, faces=faces,
                           colours=tuple(colours), sha256=sha256_of(onnx_path),
-                          turns=1 if specialist and target.kind != "card" else target.turns)
+                          turns=1 if specialist else target.turns)
     heads = (f"one head for {' / '.join(faces)}" if specialist
              else "rank + suit heads" if target.kind == "card" else "face + colour heads")
     meta = {
@@ -661,7 +649,7 @@ def legibility_flags(args: argparse.Namespace, items) -> tuple[dict[Path, tuple[
     legible (:mod:`vision.legibility`), from the scene records of every ``--synth`` set."""
     if getattr(args, "cls_illegible", "guess") == "guess":
         return {}, None
-    if target_of(args).kind != "card" or args.stage == "specialist":
+    if target_of(args).kind != "card":
         raise SystemExit("--cls-illegible unsure is for the card classifier: give --cards and --stage classifier or all")
     by_image: dict[Path, tuple[bool, ...]] = {}
     for d in args.synth:
@@ -768,6 +756,13 @@ def updated_record(
 
 def run(args: argparse.Namespace) -> int:
     started = time.time()
+    if args.cards and args.stage == "specialist":
+        # A suit specialist read no better than the card classifier's suit head (model card,
+        # *Tried and not kept*), so the card reader asks none and refuses a manifest naming one.
+        print("tableref train: the card reader has no specialists (a suit specialist read no better than the card "
+              "classifier's suit head); --stage specialist trains the dice reader's: leave out --cards",
+              file=sys.stderr)
+        return 2
     if args.average:
         return run_averaged(args, started)
     if args.real_cameras and (args.no_real or args.cards or args.stage not in ("all", "detector")):
@@ -777,10 +772,6 @@ def run(args: argparse.Namespace) -> int:
     if args.real_negatives and (args.no_real or not args.cards):
         print("tableref train: --real-negatives puts the real tray's photos, which hold no card, into the card "
               "reader's training: give --cards, without --no-real", file=sys.stderr)
-        return 2
-    if args.real_negatives and args.stage == "specialist":
-        print("tableref train: a specialist reads the suits of card indices and has no 'none' class, and the real "
-              "photos hold no card, so they have nothing to teach it: leave out --real-negatives", file=sys.stderr)
         return 2
     if args.real_negatives and args.stage == "classifier" and args.cls_negatives is None:
         print("tableref train: with no card labelled, the real photos teach the classifier only through the "

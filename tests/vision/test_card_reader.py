@@ -547,16 +547,17 @@ def test_reader_read_matches_merge_corners_when_corners_agree():
     assert [(c.face, c.uncertain) for c in cards] == [(c.face, c.uncertain) for c in merge_corners(indices)]
 
 
-SUIT_SPEC = ClassifierSpec(file="card-suit-specialist.onnx", size=40, expand=1.25, faces=("S", "H", "D", "C"), turns=4)
-
-
-def test_the_card_reader_refuses_a_manifest_that_names_a_suit_specialist():
-    """The card reader asks no suit specialist (one read no better than the suit head): a
-    card manifest naming one is refused rather than read without it."""
-    from dataclasses import replace
-
-    m = replace(tc.manifest(), specialists=(SUIT_SPEC,))
-    with pytest.raises(ManifestError, match="reads no suit specialist; the card manifest names card-suit-specialist.onnx"):
+def test_a_card_manifest_naming_a_specialist_is_refused():
+    """The card reader asks no specialist (a suit specialist read no better than the suit
+    head): a manifest naming one for the suits is malformed, as specialists name only the
+    classifier's first head's classes; one for some ranks is refused by the card reader
+    rather than read without it."""
+    suits = ClassifierSpec(file="card-suit-specialist.onnx", size=40, faces=("S", "H", "D", "C"), turns=4)
+    with pytest.raises(ManifestError, match="two or more of the classifier's faces; got \\['S', 'H', 'D', 'C'\\]"):
+        replace(tc.manifest(), specialists=(suits,))
+    ranks = ClassifierSpec(file="card-rank-specialist.onnx", size=40, faces=("6", "9"), turns=4)
+    m = replace(tc.manifest(), specialists=(ranks,))
+    with pytest.raises(ManifestError, match="has no specialists; the card manifest names card-rank-specialist.onnx"):
         CardReader(m, tc.FakeCardDetector(), tc.FakeCardClassifier())
     assert "specialists" not in tc.fake_card_reader().info
 

@@ -240,28 +240,6 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
 
 
 @pytest.mark.slow
-def test_train_still_makes_a_card_suit_specialist_that_the_reader_refuses(tmp_path):
-    """``tableref train --cards --stage specialist``: one tiny epoch on rendered cards, a
-    four-suit network recorded beside the card classifier. The card reader asks no suit
-    specialist any more, and refuses a card manifest that names one (the training stage is
-    to go too)."""
-    out = train_on_rendered_cards(tmp_path, 4, 5, ("dice-reader.json", "dice-detector.onnx", "dice-classifier.onnx",
-                                                   "dice-specialist.onnx", "dice-second-opinion.onnx", "card-reader.json",
-                                                   "card-detector.onnx", "card-classifier.onnx", "card-body.onnx"),
-                                  ["--stage", "specialist"])
-    from vision.manifest import ReaderManifest
-    from vision.reader import load_reader
-
-    manifest = ReaderManifest.load(out / "card-reader.json")
-    [spec] = manifest.specialists
-    assert spec.file == "card-suit-specialist.onnx" and spec.faces == CARD_SUITS and spec.turns == 4
-    assert manifest.classifier == ReaderManifest.load(DEFAULT_MODEL_DIR / "card-reader.json").classifier
-    assert manifest.training["card-suit-specialist"]["crops"]["train_faces"].keys() <= set(CARD_SUITS)
-    with pytest.raises(ManifestError, match="reads no suit specialist"):
-        load_reader(out)
-
-
-@pytest.mark.slow
 def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_path):
     """``tableref train --stage classifier --cls-negatives``: one tiny epoch on rendered dice from
     the committed classifier, exported with a seventeenth face class, ``none``, that the reader
@@ -356,9 +334,9 @@ def test_real_negatives_are_for_the_card_reader_and_its_none_class(tmp_path, cap
     for argv, says in ((["--real-negatives"], "give --cards, without --no-real"),
                        (["--cards", "--real-negatives", "--no-real"], "give --cards, without --no-real"),
                        (["--cards", "--real-negatives", "--stage", "classifier"], "give --cls-negatives DIR too"),
-                       (["--cards", "--real-negatives", "--stage", "specialist"], "leave out --real-negatives"),
+                       (["--cards", "--real-negatives", "--stage", "specialist"], "the card reader has no specialists"),
                        (["--cards", "--real-negatives", "--stage", "specialist", "--cls-negatives", str(tmp_path)],
-                        "leave out --real-negatives")):
+                        "the card reader has no specialists")):
         args = parser.parse_args([*argv, *synth, "--real", str(real), "--out", str(tmp_path / "models")])
         assert run(args) == 2, argv
         assert says in capsys.readouterr().err

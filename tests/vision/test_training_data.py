@@ -499,38 +499,35 @@ def test_specialist_faces_are_checked():
     for bad in ("ブ", "ブ,ブ", "ブ,X", ""):
         with pytest.raises(SystemExit, match="two or more distinct die faces"):
             specialist_faces(parser.parse_args(["--specialist-faces", bad]))
-    # for the card reader, the specialist reads suits
-    assert specialist_faces(parser.parse_args(["--cards"])) == ("S", "H", "D", "C")
-    assert specialist_faces(parser.parse_args(["--cards", "--specialist-faces", "S,C"])) == ("S", "C")
-    for bad in ("S", "S,X", "ブ,プ", "S,S"):
-        with pytest.raises(SystemExit, match="two or more distinct suits"):
-            specialist_faces(parser.parse_args(["--cards", "--specialist-faces", bad]))
+    with pytest.raises(SystemExit, match="two or more distinct die faces"):  # suits were a card specialist's
+        specialist_faces(parser.parse_args(["--specialist-faces", "S,C"]))
 
 
-def test_a_card_specialist_has_its_own_file_and_crops_relabelled_by_suit(tmp_path):
+def test_train_refuses_a_card_specialist_before_reading_anything(tmp_path, capsys):
+    """``tableref train --cards --stage specialist``: the card reader has no specialists,
+    so the run stops at once with exit 2 and says so, writing no model, manifest or run."""
+    from web.cli import main
+
+    models, runs = tmp_path / "models", tmp_path / "runs"
+    assert main(["train", "--cards", "--stage", "specialist", "--synth", str(tmp_path / "nowhere"),
+                 "--out", str(models), "--runs", str(runs)]) == 2
+    assert "the card reader has no specialists" in capsys.readouterr().err
+    assert not models.exists() and not runs.exists()
+
+
+def test_a_specialist_file_defaults_to_the_dice_one_and_may_not_be_a_card_model():
     import argparse
 
-    from vision.detections import CARD_RANKS, CARD_SUITS
     from vision.manifest import ClassifierSpec, DetectorSpec, ReaderManifest
     from vision.train import add_arguments, other_specialists, specialist_file
-    from vision.train_classifier import suits_only
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    assert specialist_file(parser.parse_args(["--cards"])) == "card-suit-specialist.onnx"
     assert specialist_file(parser.parse_args([])) == "dice-specialist.onnx"
-    suits = ClassifierSpec(file="card-suit-specialist.onnx", size=40, faces=CARD_SUITS, turns=4)
-    cls = ClassifierSpec(file="card-classifier.onnx", size=40, faces=CARD_RANKS, colours=CARD_SUITS, turns=4)
-    manifest = ReaderManifest(DetectorSpec(), cls, specialists=(suits,))
-    assert other_specialists(parser.parse_args(["--cards"]), manifest) == ()  # replaced by the new one
-    for bad in ("card-classifier.onnx", "card-detector.onnx"):
+    manifest = ReaderManifest(DetectorSpec(), ClassifierSpec())
+    for bad in ("card-classifier.onnx", "card-detector.onnx"):  # both live in the same models/ folder
         with pytest.raises(SystemExit, match="plain file name"):
-            other_specialists(parser.parse_args(["--cards", "--specialist-file", bad]), manifest)
-    items = [(s, it) for s, it, _ in make_card_images(tmp_path)]
-    crops = collect_crops(items, list(CARD_SUITS), 40, 1.25, False, lambda _: None, kind="card")
-    relabelled = suits_only(crops, CARD_SUITS, CARD_SUITS)
-    assert relabelled.faces.tolist() == [CARD_SUITS.index("H"), CARD_SUITS.index("S")]  # 10H, QS
-    assert (relabelled.colours == IGNORE).all() and len(relabelled) == len(crops)
+            other_specialists(parser.parse_args(["--specialist-file", bad]), manifest)
 
 
 def make_card_images(tmp_path: Path) -> list[tuple[str, LabelledImage, bool]]:
@@ -614,7 +611,7 @@ def test_train_refuses_illegible_targets_without_cards_or_scene_records(tmp_path
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     assert legibility_flags(parser.parse_args(["--cards"]), []) == ({}, None)
-    for argv in (["--cls-illegible", "unsure"], ["--cards", "--stage", "specialist", "--cls-illegible", "unsure"]):
+    for argv in (["--cls-illegible", "unsure"], ["--stage", "specialist", "--cls-illegible", "unsure"]):
         with pytest.raises(SystemExit, match="--cards"):
             legibility_flags(parser.parse_args(argv), [])
     (tmp_path / "annotations.jsonl").write_text(json.dumps(
