@@ -49,11 +49,11 @@ WINDOW = 11.0
 TOL_L = 16.0
 TOL_AB = 12.0
 # When the paper so found runs into the table (a table near the card's colour), it is
-# followed again this much more narrowly, each in turn (session 59).
+# followed again this much more narrowly, each in turn.
 TIGHTER = (0.6, 0.35)
 # The paper's colour: the median of the index box's pixels at or above this percentile of
 # lightness. On a webcam-sized index most of the box is ink and blur, so a lower
-# percentile reads the paper darker than it is (the 70th until session 59).
+# percentile (the 70th) reads the paper darker than it is.
 PAPER_PERCENTILE = 90.0
 # Ink: pixels farther from the paper than this many times the paper's tolerances.
 INK_MARGIN = 1.25
@@ -69,8 +69,8 @@ MIN_QUAD_FILL = 0.85
 CARD_LENGTHS = (4.5, 10.0)
 # and its long side at least this many times its short side: 1.40 on poker cards, 1.57 on
 # bridge cards; a camera tilted 45 degrees can shorten one side by 30 %. Two cards in a
-# square heap look about square (session 59: the false pairs of validation photos had a
-# median of 1.2, one card's corners 1.44).
+# square heap look about square (on validation photos the false pairs had a median of 1.2,
+# one card's corners 1.44).
 MIN_ASPECT = 1.1
 # The two indices of one card sit at opposite corners, each within this many index lengths
 # of its corner.
@@ -81,7 +81,7 @@ CORNER_REACH = 1.5
 # its length), at least SPLIT_SHARE not paper. Across one card such a line meets paper in
 # its margins and between its pips. On validation clip stills and photos, no line across
 # the 133 outlines that paired one card's two corners was more than 0.78 not paper; of the
-# 30 that paired two cards' corners, 3 gave 1.0 and the rest at most 0.86 (session 60).
+# 30 that paired two cards' corners, 3 gave 1.0 and the rest at most 0.86.
 SPLIT_SHARE = 0.9
 SPLIT_SPAN = (0.2, 0.8)
 SPLIT_TILT = 15.0
@@ -225,7 +225,7 @@ def _outline(
     index_length = _index_length(ink, axis)
     if index_length < 0.4 * max(bx1 - bx0, by1 - by0):
         # Print too faint or small to stand apart from the paper: the box's reach along
-        # the card's long side, less the margin the detector draws (session 59).
+        # the card's long side, less the margin the detector draws.
         index_length = 0.8 * (abs(float(axis[0])) * (bx1 - bx0) + abs(float(axis[1])) * (by1 - by0))
     if index_length <= 0 or not CARD_LENGTHS[0] <= long_side / index_length <= CARD_LENGTHS[1]:
         return f"{long_side / max(index_length, 1e-6):.1f} index lengths long"

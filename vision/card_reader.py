@@ -8,7 +8,7 @@ and a classifier on square crops around each index whose two heads are the rank
 (``faces`` in ``card-reader.json``) and the suit (``colours`` there).
 
 The classifier may also have a rank class :data:`NOT_AN_INDEX` (trained on the detector's
-own false alarms, session 15): a box it gives that class half its probability or more is
+own false alarms): a box it gives that class half its probability or more is
 dropped, and a smaller share lowers the box's score.
 
 An index's ``score`` is P(rank) x P(suit). It is flagged ``uncertain`` when that is
@@ -312,7 +312,7 @@ class CardReader:
                 suits = suits + np.log(np.clip(body_suits, 1e-9, None))
                 top = int(body_ranks.argmax())
                 # Of the suit too: unsure corners and a body unsure of the suit made a 6D a sure
-                # 6S on a validation still (session 64).
+                # 6S on a validation still.
                 body_decides = (BODY_RANKS[top] != COURT and float(body_ranks[top]) >= self.threshold
                                 and float(body_suits.max()) >= self.threshold)
             ranks, suits = np.exp(ranks - ranks.max()), np.exp(suits - suits.max())
@@ -332,11 +332,11 @@ class CardReader:
                 score = min(score, max(c.score for c in views))
             # Corners that read different suits leave the suit open, whatever their product:
             # at 640x480 (4 px suits) the surer corner was the wrong one in both wrong
-            # validation reveals, a club read as a spade (see the model card, session 22).
+            # validation reveals, a club read as a spade (see the model card).
             # Unless the body, whose pips are several times an index's suit, is sure of the suit a
-            # corner reads, and that corner is sure (two views of three agree, each sure; session 63),
+            # corner reads, and that corner is sure (two views of three agree, each sure),
             # or the body is sure of the pip rank too and only unsure corners read another suit: a
-            # stray index grouped with the card, or a 4 px suit smudged (session 64).
+            # stray index grouped with the card, or a 4 px suit smudged.
             suits_differ = len({c.face[-1] for c in views}) > 1
             if suits_differ and body is not None and float(body[1][s]) >= self.threshold:
                 agree = [c for c in views if c.face[-1] == CARD_SUITS[s]]
@@ -418,7 +418,7 @@ def _faint_court_pair(views: Sequence[Detection], body: tuple[np.ndarray, np.nda
     """Whether a card's corners, none of them sure, are settled by its body all the same: two
     or more corners read one face, the surest of them is unsure only because the detector
     doubts its box (its reading reaches ``threshold``), and the body is sure of a court card
-    and of that suit. Each alone was not enough (session 64): two unsure corners of one court
+    and of that suit. Each alone was not enough: two unsure corners of one court
     card and a sure court body were wrong 1 time in 7, and a pair unsure only for their boxes
     was once no card at all, where here the outline the body was read from is the card's.
 
@@ -483,7 +483,7 @@ def group_corners(
     read alike at two sure corners or more are two cards, whatever an outline says: one
     card's small suit misread the same way at both its sure corners is rarer than two cards
     of one rank side by side (a Doubt play), whose papers touching make one card-shaped
-    outline (session 63). Nor does an outline pair two corners when it holds a sure index
+    outline. Nor does an outline pair two corners when it holds a sure index
     midway along it (:func:`_prints_off_its_corners`): that is the corners between two such
     cards. The outlines found (None where there is none) are kept in ``outlines``, by
     position, when it is given.

@@ -4,7 +4,7 @@
 
 The per-face scores mix easy dice with dice no reader could be sure of. The renderer records
 how each die was drawn, so the scores can be split by the conditions that cost most
-(measured in session 37 on ``synth-val-train``):
+(measured on ``synth-val-train``):
 
 - ``marbled``: a body with veins of a second colour, which cross the marks;
 - ``blurred``: camera blur (defocus and motion, :func:`~vision.legibility.blur_px`) of at

@@ -102,7 +102,7 @@ def vouched(
     box of ``crowd`` (all the frame's boxes; default ``boxes``) by :data:`VOUCH_APART` of
     the smaller one's area.
 
-    The classifier learnt "no die" from the detector's own false alarms (session 39), so
+    The classifier learnt "no die" from the detector's own false alarms, so
     its word weighs most on just these boxes: the dice the detector doubts, which otherwise
     read unsure in a photo and are left out of a live reveal.
 

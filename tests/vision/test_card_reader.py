@@ -741,7 +741,7 @@ TRAY_PHOTO = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-dic
 def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
     """A real photo of a dozen dice and no card, where the card reader keeps three clusters of
     dice as corner indices, though its classifier learnt on the tray's photos that most such
-    boxes are no index (session 57): the rule on sure dice drops them."""
+    boxes are no index: the rule on sure dice drops them."""
     import cv2
 
     reader = load_reader(cards=True).with_look(SECOND_LOOK).with_card_imgsz(None)  # as tableref read reads it

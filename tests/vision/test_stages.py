@@ -406,7 +406,7 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
     assert detector["zoom_out_above"] == 48  # chosen on validation close-ups
     assert detector["zoom_in_below"] == 40  # chosen on validation wide photos
     assert detector["imgsz"] == 512 and "mirror" not in detector  # the mirrored pass is gone
-    # boxes from 0.1 that the classifier vouches for, since session 45: *Faint boxes the classifier vouches for*
+    # boxes from 0.1 that the classifier vouches for: the model card's *Vouching* step
     assert detector["vouch_floor"] == 0.1 and detector["conf_threshold"] == 0.25
 
 

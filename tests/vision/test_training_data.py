@@ -891,8 +891,8 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
 
 def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_replaces(tmp_path, monkeypatch, capsys):
     """``tableref train --stage detector --out models``: the new file and its hash go in, the
-    thresholds and passes chosen for reading stay (session 47 lost them once, and a reader
-    without its zoomed pass found half the dice of wide photos)."""
+    thresholds and passes chosen for reading stay (a reader that loses its zoomed pass finds
+    half the dice of wide photos)."""
     import argparse
     import shutil
 

@@ -65,8 +65,8 @@ __all__ = [
 SYNTH_VERSION = "1.0"
 # Which pixels a seed renders. Raised whenever a seed's images change while the file
 # layout (SYNTH_VERSION) does not; sets written without it are renderer 1.
-#   2: a marbled die's veins stand out from its inks (session 12)
-#   3: no red ship's wheel on a red die (session 37)
+#   2: a marbled die's veins stand out from its inks
+#   3: no red ship's wheel on a red die
 RENDERER = 3
 RESOLUTIONS: tuple[tuple[int, int], ...] = ((640, 480), (1280, 720), (640, 640))
 _RES_P = (0.45, 0.4, 0.15)

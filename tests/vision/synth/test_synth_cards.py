@@ -309,8 +309,8 @@ def test_cards_among_dice() -> None:
 
 def test_an_index_past_the_tables_far_edge_is_not_labelled() -> None:
     """Scene 77 of `tableref synth --mixed --seed 28`: the camera sees past the table's far
-    edge, and the floor painted there hides the top corners of a 7D, a JC and a JH. They were
-    labelled (session 56 found them among the indices the reader "missed")."""
+    edge, and the floor painted there hides the top corners of a 7D, a JC and a JH. Labelled,
+    they would count among the indices the reader "missed"."""
     from vision.synth.writer import scene_rng
 
     scene = render_scene(scene_rng(28, 77), SceneConfig(cards=CardOptions()))
