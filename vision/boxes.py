@@ -1,4 +1,4 @@
-"""Box geometry in numpy: letterboxing, IoU, non-maximum suppression.
+"""Box geometry in numpy: letterboxing, IoU, containment, non-maximum suppression.
 
 Boxes are ``(N, 4)`` float arrays of ``[x1, y1, x2, y2]`` pixel corners.
 
@@ -15,7 +15,7 @@ Boxes are ``(N, 4)`` float arrays of ``[x1, y1, x2, y2]`` pixel corners.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -93,7 +93,17 @@ def xywh_to_xyxy(xywh: np.ndarray) -> np.ndarray:
     return np.concatenate([xywh[:, :2] - half, xywh[:, :2] + half], axis=1)
 
 
+AREA_FLOOR = 1e-6
+"""The least area a box is divided by, so that a box of no area shares nothing rather than
+dividing by zero (:func:`contained_share`, :func:`smaller_share`)."""
+
+
 def area(boxes: np.ndarray) -> np.ndarray:
+    """Area of each box, ``(N,)``; a box with a negative side has none.
+
+    >>> area(np.array([[0, 0, 4, 3], [5, 5, 4, 9]])).tolist()
+    [12.0, 0.0]
+    """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     return (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
 
@@ -126,6 +136,48 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     inter = intersection_matrix(a, b)
     union = area(a)[:, None] + area(b)[None, :] - inter
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
+
+
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """IoU of one ``[x1, y1, x2, y2]`` box with another (:func:`iou_matrix` of one pair).
+
+    >>> iou((0, 0, 10, 10), (5, 0, 15, 10))
+    0.3333333333333333
+    """
+    return float(iou_matrix(np.asarray(a), np.asarray(b))[0, 0])
+
+
+def contained_share(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """Pairwise share of each ``inner`` box's area that lies inside each ``outer`` box,
+    shape ``(len(inner), len(outer))``: 1 for a box wholly inside another, whatever the
+    other's size (IoU would call a corner inside a whole card a poor match).
+
+    >>> contained_share(np.array([[5, 5, 20, 30], [90, 0, 110, 20]]), np.array([[0, 0, 100, 150]])).tolist()
+    [[1.0], [0.5]]
+    """
+    return intersection_matrix(inner, outer) / np.maximum(area(inner)[:, None], AREA_FLOOR)
+
+
+def smaller_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise share of the smaller box's area that the two boxes share, shape
+    ``(len(a), len(b))``: 1 when either box lies wholly inside the other.
+
+    >>> smaller_share(np.array([[0, 0, 10, 10]]), np.array([[5, 0, 105, 100], [0, 0, 1, 1]])).tolist()
+    [[0.5, 1.0]]
+    """
+    smaller = np.minimum(area(a)[:, None], area(b)[None, :])
+    return intersection_matrix(a, b) / np.maximum(smaller, AREA_FLOOR)
+
+
+def held_by(inner: np.ndarray, outer: np.ndarray, share: float) -> np.ndarray:
+    """Pairwise: whether ``share`` or more of each ``inner`` box's area lies inside each
+    ``outer`` box, shape ``(len(inner), len(outer))``. Compared as ``intersection >= share *
+    area`` (no division), so a box of no area is held by any box.
+
+    >>> held_by(np.array([[10, 10, 30, 30]]), np.array([[5, 5, 40, 60], [25, 5, 60, 60]]), 0.8).tolist()
+    [[True, False]]
+    """
+    return intersection_matrix(inner, outer) >= share * area(inner)[:, None]
 
 
 def greedy_match(
@@ -162,18 +214,10 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5, max_d
     if len(boxes) != len(scores):
         raise ValueError(f"{len(boxes)} boxes but {len(scores)} scores")
     order = np.argsort(-scores, kind="stable")
-    areas = area(boxes)
     keep: list[int] = []
     while order.size and len(keep) < max_det:
         i = int(order[0])
         keep.append(i)
         rest = order[1:]
-        x1 = np.maximum(boxes[i, 0], boxes[rest, 0])
-        y1 = np.maximum(boxes[i, 1], boxes[rest, 1])
-        x2 = np.minimum(boxes[i, 2], boxes[rest, 2])
-        y2 = np.minimum(boxes[i, 3], boxes[rest, 3])
-        inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
-        union = areas[i] + areas[rest] - inter
-        iou = np.where(union > 0, inter / np.where(union > 0, union, 1), 0.0)
-        order = rest[iou <= iou_threshold]
+        order = rest[iou_matrix(boxes[i], boxes[rest])[0] <= iou_threshold]
     return np.array(keep, dtype=np.int64)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.boxes import PAD_VALUE, iou_matrix, letterbox, nms, xywh_to_xyxy
+from vision.boxes import (
+    PAD_VALUE, contained_share, held_by, iou, iou_matrix, letterbox, nms, smaller_share, xywh_to_xyxy,
+)
 from vision.crops import crop_batch, cut_square, square_crop, square_region
 
 
@@ -64,6 +66,22 @@ def test_iou_known_values():
     b = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [10, 10, 20, 20], [2, 2, 4, 4]])
     assert iou_matrix(a, b)[0] == pytest.approx([1.0, 50 / 150, 0.0, 4 / 100])
     assert iou_matrix(np.zeros((0, 4)), b).shape == (0, 4)
+    assert [iou(a[0], box) for box in b] == iou_matrix(a, b)[0].tolist()
+
+
+def test_containment_is_the_inner_box_share_and_its_threshold():
+    card = np.array([[0, 0, 100, 150]])
+    corner, half_out, far = [5, 5, 20, 30], [90, 0, 110, 20], [200, 200, 210, 210]
+    inner = np.array([corner, half_out, far])
+    assert contained_share(inner, card)[:, 0].tolist() == [1.0, 0.5, 0.0]
+    assert contained_share(card, inner)[0].tolist() == pytest.approx([375 / 15000, 200 / 15000, 0.0])
+    assert held_by(inner, card, 0.5)[:, 0].tolist() == [True, True, False]
+    assert held_by(inner, card, 0.51)[:, 0].tolist() == [True, False, False]
+    assert smaller_share(card, inner).tolist() == [[1.0, 0.5, 0.0]] == smaller_share(inner, card).T.tolist()
+    for f in (contained_share, smaller_share):
+        assert f(np.zeros((0, 4)), card).shape == (0, 1)
+        assert f(np.array([[3, 3, 3, 9]]), card).tolist() == [[0.0]]  # no area: shares nothing
+    assert held_by(card, np.zeros((0, 4)), 0.8).shape == (1, 0)
 
 
 def test_nms_keeps_best_of_each_cluster_in_score_order():
