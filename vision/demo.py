@@ -43,7 +43,7 @@ import cv2
 import numpy as np
 
 from vision.detections import Detection
-from vision.sources import _Pacer
+from vision.pacer import Pacer
 from vision.synth.card_faces import ALL_CARDS
 from vision.synth.card_layout import CardOptions, check_options
 from vision.synth.card_scene import CardSceneConfig, render_card_scene
@@ -453,7 +453,7 @@ class DemoSource:
         self._renderer = renderer
         self._card_renderer = card_renderer
         self._rng = np.random.default_rng(seed)
-        self._pacer = _Pacer(fps)
+        self._pacer = Pacer(fps)
         self._noise = self._make_noise(np.random.default_rng(None if seed is None else seed + 1), noise_sigma)
         self._noise_k = 0
 

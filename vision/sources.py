@@ -30,7 +30,6 @@ them exactly as it would see a camera.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +37,8 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
+
+from vision.pacer import Pacer
 
 # What a webcam is asked for. Doubt's cards stand 60-120 px tall in a 640x480 webcam frame,
 # their corner indices 10-18 px; at 1280x720 twice that. Live Doubt reveals read right went
@@ -157,29 +158,6 @@ class FrameSource(Protocol):
     def read(self) -> np.ndarray: ...
 
     def close(self) -> None: ...
-
-
-class _Pacer:
-    """Sleeps so that successive ``wait()`` calls return ``fps`` times a second.
-
-    If the caller falls behind by more than a frame, the schedule restarts from now
-    rather than bursting frames to catch up.
-    """
-
-    def __init__(self, fps: float) -> None:
-        if fps <= 0:
-            raise ValueError(f"fps must be positive, got {fps}")
-        self.period = 1.0 / fps
-        self._next: float | None = None
-
-    def wait(self) -> None:
-        now = time.monotonic()
-        if self._next is None or now - self._next > self.period:
-            self._next = now
-        delay = self._next - now
-        if delay > 0:
-            time.sleep(delay)
-        self._next += self.period
 
 
 def _readonly(image: np.ndarray) -> np.ndarray:
@@ -303,7 +281,7 @@ class VideoFileSource:
         self._cap = self._open()
         native = self._cap.get(cv2.CAP_PROP_FPS)
         self.fps = float(fps if fps else (native if 0 < native < 241 else 25.0))
-        self._pacer = _Pacer(self.fps)
+        self._pacer = Pacer(self.fps)
         self._frames_this_loop = 0
 
     def _open(self) -> cv2.VideoCapture:
@@ -354,7 +332,7 @@ class FolderSource:
         self.name = f"image {self.path.name}" if self.single else f"folder {self.path.name}"
         self.fps = float(fps)
         self.hold_frames = max(1, round(hold_s * fps))
-        self._pacer = _Pacer(self.fps)
+        self._pacer = Pacer(self.fps)
         self._queue: list[Path] = self._list()
         self._current: np.ndarray | None = None
         self._shown = 0
