@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from vision.alternatives import unsure_faces
-from vision.boxes import greedy_match
+from vision.boxes import area, greedy_match, held_by, iou
 from vision.detections import Box, Detection, Reading
 from vision.stillness import moved, thumbnail
 
@@ -200,23 +200,6 @@ class SettledReading:
         }
 
 
-def iou(a: Box, b: Box) -> float:
-    """Intersection over union of two ``(x1, y1, x2, y2)`` boxes.
-
-    >>> iou((0, 0, 10, 10), (5, 0, 15, 10))
-    0.3333333333333333
-    """
-    inter = _intersection(a, b)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def _intersection(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return ix * iy
-
-
 def _size(box: Box) -> float:
     return max(1.0, ((box[2] - box[0]) + (box[3] - box[1])) / 2.0)
 
@@ -249,11 +232,12 @@ def nested(a: Box, b: Box) -> bool:
     >>> nested((0, 0, 60, 90), (10, 10, 70, 100)), nested((0, 0, 60, 90), (55, 85, 70, 100))
     (False, False)
     """
-    area_a, area_b = (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1])
+    area_a, area_b = (float(v) for v in area(np.array([a, b])))
     small, large = min(area_a, area_b), max(area_a, area_b)
     if small <= 0 or small > NESTED_AREA * large:
         return False
-    return _intersection(a, b) >= NESTED_INSIDE * small
+    inner, outer = (a, b) if area_a <= area_b else (b, a)
+    return bool(held_by(np.array(inner), np.array(outer), NESTED_INSIDE)[0, 0])
 
 
 def pair_still(prev: Sequence[Detection], cur: Sequence[Detection], config: SettleConfig) -> dict[int, int]:

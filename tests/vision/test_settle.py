@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vision.settle as settle_mod
+from vision.boxes import iou
 from vision.detections import Detection, Reading
-from vision.settle import SettleConfig, Settler, SettleState, displacement, iou, match_still
+from vision.settle import SettleConfig, Settler, SettleState, displacement, match_still
 
 CFG = SettleConfig(stable_frames=5, min_still_s=0.0)
 
