@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from vision.backends import Model, prepare_image, run_image
-from vision.boxes import area, intersection_matrix, letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.boxes import held_by, letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.calibration import tempered
 from vision.crops import crop_batch
 from vision.detections import Detection
@@ -209,7 +209,7 @@ def holds_a_card_index(boxes: np.ndarray, cards: Sequence[Detection], smaller: f
         return np.zeros(len(boxes), bool)
     index = np.array(list(seen), np.float64)
     sure = np.array(list(seen.values()))
-    held = (intersection_matrix(boxes, index) >= 0.9 * area(index)[None]) & (
+    held = held_by(index, boxes, 0.9).T & (
         _sides(index)[None] < smaller * _sides(boxes)[:, None])
     return held[:, sure].any(axis=1) | (held[:, ~sure].sum(axis=1) >= 2)
 
@@ -237,8 +237,7 @@ def holds_a_die(index_boxes: np.ndarray, dice: Sequence[Detection], held: float 
     sure = np.array([d.box for d in dice if d.kind == "die" and not d.uncertain], np.float64).reshape(-1, 4)
     if not len(index_boxes) or not len(sure):
         return np.zeros(len(index_boxes), bool)
-    inside = intersection_matrix(np.asarray(index_boxes, np.float64), sure)
-    return (inside >= held * area(sure)[None]).any(axis=1)
+    return held_by(sure, index_boxes, held).any(axis=0)
 
 
 PIECE_HELD = 0.8
@@ -271,7 +270,7 @@ def pieces_and_clusters(boxes: np.ndarray, dice: np.ndarray, sure: np.ndarray) -
         return np.zeros(len(boxes), bool)
     sides = _sides(boxes)
     # held[i, j]: box i is inside box j, and smaller
-    held = (intersection_matrix(boxes, boxes) >= PIECE_HELD * area(boxes)[:, None]) & (
+    held = held_by(boxes, boxes, PIECE_HELD) & (
         sides[:, None] < PIECE_SMALLER * sides[None])
     cluster = (held & (dice & sure)[:, None]).sum(axis=0) >= 2
     piece = (held & (dice & ~cluster)[None]).any(axis=1) & ~(dice & sure)
