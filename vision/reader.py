@@ -37,7 +37,7 @@ import numpy as np
 
 from vision.alternatives import face_alternatives
 from vision.backends import Model, default_threads, load_model
-from vision.boxes import area, intersection_matrix
+from vision.boxes import smaller_share
 from vision.card_reader import CardReader, CornerReadings
 from vision.detections import NOT_AN_INDEX, Detection, Reading
 from vision.manifest import (
@@ -116,8 +116,7 @@ def vouched(
     others = b if crowd is None else np.asarray(crowd, np.float32).reshape(-1, 4)
     doubted = np.flatnonzero((box_scores < sure) & classifier_vouches(none, sure_face))
     if len(doubted):
-        smaller = np.minimum(area(b[doubted])[:, None], area(others)[None, :])
-        shared = intersection_matrix(b[doubted], others) / np.maximum(smaller, 1e-6)
+        shared = smaller_share(b[doubted], others)
         shared[np.all(np.isclose(b[doubted][:, None], others[None]), axis=2)] = 0.0  # each box itself
         box_scores[doubted[shared.max(axis=1, initial=0.0) < VOUCH_APART]] = sure
     return box_scores

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.boxes import area, greedy_match, intersection_matrix, iou_matrix
+from vision.boxes import contained_share, greedy_match, iou_matrix
 from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, Detection
 from vision.dice_conditions import CONDITIONS, PLAIN
 
@@ -72,7 +72,7 @@ def held_share(truth: np.ndarray, read: np.ndarray) -> np.ndarray:
     r = np.asarray(read, np.float32).reshape(-1, 4)
     if not len(t) or not len(r):
         return np.zeros((len(t), len(r)), np.float32)
-    return intersection_matrix(t, r) / np.maximum(area(r)[None, :], 1e-6)
+    return contained_share(r, t).T
 
 
 def size_bins(edges: Sequence[float] = SIZE_BINS_PX) -> tuple[str, ...]:
