@@ -28,6 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.boxes import intersection_matrix
 from vision.detections import Detection, Reading
 
 log = logging.getLogger(__name__)
@@ -269,21 +270,6 @@ Rect = tuple[int, int, int, int]  # x1, y1, x2, y2 (exclusive ends)
 LABEL_SHIFTS = 4
 
 
-def _overlap(a: Rect, b: Rect) -> int:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    return w * h if w > 0 and h > 0 else 0
-
-
-def _overlaps(rects: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Total area each of ``rects`` (N x 4) shares with ``others`` (M x 4)."""
-    if not len(others):
-        return np.zeros(len(rects), np.int64)
-    w = np.minimum(rects[:, None, 2], others[None, :, 2]) - np.maximum(rects[:, None, 0], others[None, :, 0])
-    h = np.minimum(rects[:, None, 3], others[None, :, 3]) - np.maximum(rects[:, None, 1], others[None, :, 1])
-    return (np.clip(w, 0, None) * np.clip(h, 0, None)).sum(axis=1)
-
-
 def _candidates(box: Rect, w: int, h: int, gap: int) -> list[tuple[int, int, bool]]:
     """Top-left corners to try for a ``w`` x ``h`` label of ``box``, best first: above, below,
     right-aligned above and below, beside, then stepping away up and down (``True``: away)."""
@@ -308,7 +294,7 @@ def layout_labels(
 
     >>> cluster = [(100, 100, 130, 130), (132, 100, 162, 130), (100, 132, 130, 162), (132, 132, 162, 162)]
     >>> rects = [r for r, _ in layout_labels(cluster, [(60, 20)] * 4, (640, 480))]
-    >>> any(_overlap(a, b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    >>> bool(np.triu(intersection_matrix(rects, rects), 1).any())
     False
     """
     width, height = frame
@@ -321,9 +307,8 @@ def layout_labels(
         x, y, _ = cands[0]
         x, y = min(max(0, x), max(0, width - w)), min(max(0, y), max(0, height - h))
         first = (x, y, x + w, y + h)
-        if not any(_overlap(first, r) for r in taken_list) and not any(
-            _overlap(first, b) for j, b in enumerate(boxes) if j != k
-        ):
+        others = [b for j, b in enumerate(boxes) if j != k]
+        if not intersection_matrix(first, taken_list).any() and not intersection_matrix(first, others).any():
             placed[k] = (first, False)  # the usual spot is free (most labels): no search
             taken_list.append(first)
             continue
@@ -331,10 +316,11 @@ def layout_labels(
         xy[:, 0] = np.clip(xy[:, 0], 0, max(0, width - w))
         xy[:, 1] = np.clip(xy[:, 1], 0, max(0, height - h))
         rects = np.concatenate([xy, xy + (w, h)], axis=1)
-        labels = _overlaps(rects, np.array(taken_list, dtype=np.int64).reshape(-1, 4))
-        others = _overlaps(rects, np.delete(all_boxes, k, axis=0))
+        # Total area each candidate shares with the labels placed and with the other boxes.
+        on_labels = intersection_matrix(rects, np.array(taken_list, dtype=np.int64)).sum(axis=1)
+        on_boxes = intersection_matrix(rects, np.delete(all_boxes, k, axis=0)).sum(axis=1)
         # Lexicographic: no label over a label, then over as little of other boxes, then the earliest candidate.
-        best = int(np.lexsort((np.arange(len(cands)), others, labels))[0])
+        best = int(np.lexsort((np.arange(len(cands)), on_boxes, on_labels))[0])
         rect = tuple(int(v) for v in rects[best])
         placed[k] = ((rect[0], rect[1], rect[2], rect[3]), cands[best][2])
         taken_list.append(placed[k][0])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import vision.overlay as overlay
+from vision.boxes import intersection_matrix
 from vision.detections import Detection, Reading
 from vision.overlay import (
     ASCII_FACE_NAMES,
@@ -118,8 +119,8 @@ def test_labels_of_a_cluster_do_not_overlap() -> None:
     assert len(rects) == len(dets)
     assert all(r[2] - r[0] == w and r[3] - r[1] == h for r, (w, h) in zip(rects, sizes))
     assert all(0 <= r[0] and r[2] <= 640 and 0 <= r[1] and r[3] <= 480 for r in rects)
-    overlaps = [(i, j) for i, a in enumerate(rects) for j, b in enumerate(rects[i + 1:], i + 1) if overlay._overlap(a, b)]
-    assert overlaps == [] and not any(overlay._overlap(r, banner) for r in rects)
+    overlaps = np.argwhere(np.triu(intersection_matrix(rects, rects), 1) > 0).tolist()
+    assert overlaps == [] and not intersection_matrix(rects, banner).any()
     assert any(away for _, away in places) and not all(away for _, away in places)  # the outer ones stay by their die
 
 
