@@ -36,8 +36,8 @@ import numpy as np
 
 from vision.augment import CONTEXT
 from vision.card_body import BODY_RANKS, COURT, COURTS, body_crop, upright
-from vision.datasets import LabelledImage
 from vision.detections import CARD_SUITS
+from vision.labels_file import LabelledImage
 from vision.legibility import load_scenes
 from vision.train_classifier import CropSet
 

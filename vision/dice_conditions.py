@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.datasets import LabelledImage
 from vision.detections import Detection
+from vision.labels_file import LabelledImage
 from vision.legibility import blur_px, load_scenes
 
 BLUR_OF_DIE = 1.0 / 32.0

@@ -38,9 +38,10 @@ from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
 from vision.card_reader import merge_corners
 from vision.card_scoring import CardMetrics, LegibilitySplit, score_cards, score_legibility
 from vision.confusion_plot import save_confusion
-from vision.datasets import DatasetError, LabelledImage, boxes_of, load_dataset, renderer_of
+from vision.datasets import boxes_of, load_dataset, renderer_of
 from vision.detections import Detection
 from vision.image_io import UnreadableImage, read_image
+from vision.labels_file import DatasetError, LabelledImage
 from vision.legibility import MIN_GLYPH_PX, dataset_flags, max_blur_fraction
 from vision.dice_conditions import dataset_conditions
 from vision.manifest import QUARTER_TURNS, ManifestError

@@ -35,8 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vision.datasets import LabelledImage
 from vision.detections import Detection
+from vision.labels_file import LabelledImage
 
 CYCLES_PER_GLYPH = 3.0
 CONTRAST_KEPT = 0.25

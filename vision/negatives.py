@@ -31,7 +31,7 @@ import numpy as np
 
 from vision.backends import default_threads
 from vision.boxes import iou_matrix
-from vision.datasets import LabelledImage
+from vision.labels_file import LabelledImage
 from vision.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME, ManifestError, ReaderManifest
 from vision.reader import load_pair
 from vision.stages import detect_at_scale, detect_boxes

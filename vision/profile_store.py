@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from vision.datasets import DatasetError, LabelledImage, load_labels
+from vision.labels_file import DatasetError, LabelledImage, load_labels
 from vision.profile import PROFILE_FILE, Profile, ProfileError
 
 LABELS_FILE = "labels.jsonl"

@@ -21,8 +21,8 @@ import numpy as np
 
 from vision.boxes import greedy_match
 from vision.card_reader import CardReader
-from vision.datasets import LabelledImage
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX
+from vision.labels_file import LabelledImage
 from vision.profile import Profile, Recalibration
 from vision.reader import DiceReader, as_bgr
 

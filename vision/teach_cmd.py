@@ -19,7 +19,7 @@ from pathlib import Path
 
 from vision.backends import BACKENDS, BackendUnavailable
 from vision.image_io import UnreadableImage, read_image
-from vision.datasets import DatasetError, LabelledImage, LabelsError, load_labels
+from vision.labels_file import DatasetError, LabelledImage, LabelsError, load_labels
 from vision.manifest import ManifestError
 from vision.profile import ProfileError
 from vision.profile_store import ProfileFolder

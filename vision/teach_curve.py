@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
-from vision.datasets import DatasetError, LabelledImage, load_dataset
+from vision.datasets import load_dataset
 from vision.image_io import UnreadableImage, read_image
+from vision.labels_file import DatasetError, LabelledImage
 from vision.manifest import ManifestError
 from vision.reader import DiceReader, load_reader
 from vision.stages import SECOND_LOOK

@@ -14,7 +14,7 @@ folder aside first, so a crash leaves it there or gone, never half. A profile tr
 a zip of its folder; an imported zip is checked whole before anything is kept: its size,
 only the files a profile holds (no other path, no link, no ``..``), each photo named by
 its own content and decodable, and every labels line checked as ``tableref teach`` checks
-it (:func:`~vision.datasets.load_labels`).
+it (:func:`~vision.labels_file.load_labels`).
 
 >>> import tempfile
 >>> lib = ProfileLibrary(Path(tempfile.mkdtemp()))
@@ -41,8 +41,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from vision.datasets import DatasetError, LabelsError, load_labels
 from vision.image_io import UnreadableImage, decode_image
+from vision.labels_file import DatasetError, LabelsError, load_labels
 from vision.profile import PROFILE_FILE, Profile, ProfileError
 from vision.profile_store import LABELS_FILE, PHOTOS, ProfileFolder, write_atomic
 from web.errors import BadProfileFile, BadRequest, ProfileFileTooLarge, ProfileNotFound

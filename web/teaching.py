@@ -42,8 +42,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from vision.datasets import DatasetError, LabelledImage, LabelsError, load_labels
 from vision.image_io import UnreadableImage, decode_image, read_image
+from vision.labels_file import DatasetError, LabelledImage, LabelsError, load_labels
 from vision.profile import PROFILE_FILE, Profile, ProfileError
 from vision.profile_store import LABELS_FILE, PHOTOS, label_line, write_atomic
 from vision.reader import DiceReader

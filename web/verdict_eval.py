@@ -54,8 +54,8 @@ from referee.errors import RefereeError
 from referee.game import State
 from referee.log import GameLog
 from referee.replay import rules_for, start
-from vision.datasets import LabelledImage
 from vision.detections import Detection, Reading
+from vision.labels_file import LabelledImage
 from vision.live_eval import ClipResult, add_clip_arguments as add_live_arguments, play_all, run_config, summarise
 from vision.live_eval import report as live_report
 

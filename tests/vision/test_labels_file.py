@@ -1,7 +1,9 @@
-"""Teach labels files (../shared/docs/teach.md) and the yardstick's labels, read by ``vision.datasets``."""
+"""Teach labels files (../shared/docs/teach.md) and the yardstick's labels, read by ``vision.labels_file``
+(and, as one layout of labelled sets, by ``vision.datasets.load_dataset``)."""
 
 from __future__ import annotations
 
+import doctest
 import json
 from pathlib import Path
 
@@ -9,7 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.datasets import DatasetError, LabelsError, load_dataset, load_labels
+import vision.labels_file
+from vision.datasets import load_dataset
+from vision.labels_file import DatasetError, LabelsError, load_labels
 
 
 def photo(path: Path, width: int = 64, height: int = 48) -> Path:
@@ -26,6 +30,11 @@ def write(path: Path, lines: list) -> Path:
 
 
 DIE = {"kind": "die", "face": "ブ", "colour": "blue", "box": [10.0, 10.0, 30.0, 28.0]}
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(vision.labels_file)
+    assert result.attempted >= 2 and result.failed == 0
 
 
 def test_paths_are_relative_to_the_labels_file_or_absolute(tmp_path: Path) -> None:
