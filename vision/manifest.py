@@ -63,11 +63,12 @@ class DetectorSpec:
     more are added: a die too large for the detector is often cut into pieces it reads as
     small dice, which hide it from ``zoom_out_above``'s median. A live frame never is. None:
     only ``zoom_out_above`` looks zoomed out.
-    ``zoom_in_below``: on a photo at least four times the input size on its long side,
-    when a tenth or more of the boxes found are under this many input pixels (or none
-    was found), the dice are smaller than the detector was trained on although the photo has
-    the pixels to show them (a wide, high-resolution photo), and it is detected again at
-    twice the input size (:func:`vision.stages.detect_zoomed_in`). None: no such pass.
+    ``zoom_in_below``: on a photo, when a tenth or more of the boxes found are under this
+    many input pixels, the dice are smaller than the detector was trained on, and it is
+    detected again closer: at twice the input size on a photo four times the input or more
+    on its long side (also when none was found), and for the dice reader at
+    :data:`vision.stages.ENLARGE` times it on a smaller photo
+    (:func:`vision.stages.detect_zoomed_in`). None: no such pass.
     ``vouch_floor``: boxes from this score up to ``conf_threshold`` are found too, and a
     reader keeps one only when its classifier vouches for it as surely a die
     (:func:`vision.reader.vouched`); they take no part in the choice of zoomed passes.

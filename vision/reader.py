@@ -53,6 +53,7 @@ from vision.stages import (
     MIN_BOX_SIDE,
     BoxesFound,
     classify_crops,
+    ENLARGE,
     detect_at_scale,
     holds_a_card_index,
     holds_a_die,
@@ -373,7 +374,7 @@ class DiceReader:
         spec = self.manifest.detector
         if self.reads_photos and spec.still_imgsz != spec.imgsz:
             spec = replace(spec, imgsz=spec.still_imgsz)
-        found = detect_at_scale(self.detector, spec, image, self.reads_photos, cards)
+        found = detect_at_scale(self.detector, spec, image, self.reads_photos, cards, ENLARGE)
         if Step.CROSS_CHECKS in self.skipped:
             return found
         return found.without(holds_a_card_index(found.boxes, cards))

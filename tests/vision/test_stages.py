@@ -404,7 +404,7 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
 
     detector = json.loads((Path(__file__).parents[2] / "models" / "dice-reader.json").read_text())["detector"]
     assert detector["zoom_out_above"] == 48  # chosen on validation close-ups
-    assert detector["zoom_in_below"] == 40  # chosen on validation wide photos
+    assert detector["zoom_in_below"] == 32  # chosen on the yardstick, the tray, close-ups and wide photos
     assert detector["imgsz"] == 512 and "mirror" not in detector  # the mirrored pass is gone
     # boxes from 0.1 that the classifier vouches for: the model card's *Vouching* step
     assert detector["vouch_floor"] == 0.1 and detector["conf_threshold"] == 0.25
@@ -437,6 +437,24 @@ def test_no_closer_look_at_dice_of_the_trained_size_small_photos_or_unsure_boxes
     unsure = CloseUpDetector((1800, 2400), [((100, 100, 160, 160), 0.4, 0.0)])
     assert len(detect_zoomed_in(unsure, spec, photo, detect_boxes(unsure, spec, photo)).boxes) == 0
     assert len(unsure.shapes) == 2  # looked, but a box under the sure threshold is not added
+
+
+def test_a_webcam_photo_with_small_dice_is_enlarged_only_when_the_reader_asks() -> None:
+    # 640x480 at 640: a 12 px die is missed, at 1.5x (960) it is 18 px and found; a 20 px die
+    # is found by the first pass and says the dice are small (under 24 input px).
+    dice = [((100, 100, 112, 112), 0.9, 0.0), ((300, 100, 320, 120), 0.9, 0.0)]
+    spec = DetectorSpec(imgsz=640, zoom_in_below=24)
+    frame = np.zeros((480, 640, 3), np.uint8)
+    model = CloseUpDetector((480, 640), dice)
+    first = detect_boxes(model, spec, frame)
+    assert len(first.boxes) == 1
+    assert len(detect_zoomed_in(model, spec, frame, first).boxes) == 1 and len(model.shapes) == 1  # cards: never
+    found = detect_zoomed_in(model, spec, frame, first, enlarge=1.5)
+    assert np.allclose(sorted(found.boxes[:, 0]), [100, 300], atol=2)
+    assert max(model.shapes[-1][2:]) == 960
+    none_found = CloseUpDetector((480, 640), [((100, 100, 112, 112), 0.9, 0.0)])
+    assert len(detect_zoomed_in(none_found, spec, frame, detect_boxes(none_found, spec, frame), 1.5).boxes) == 0
+    assert len(none_found.shapes) == 1  # a photo with nothing found (a Doubt table's) is not enlarged
 
 
 def test_only_a_photo_is_looked_at_closer() -> None:
