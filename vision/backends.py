@@ -115,11 +115,14 @@ class OpenVinoModel:
     With ``static=True`` it is compiled once per distinct input shape (a camera has one,
     and a static shape runs faster than a dynamic one); otherwise once, keeping the
     model's dynamic dimensions (the classifier's batch size changes with every frame).
+    The last ``max_shapes`` compiled shapes are kept: a photo alone takes four (its own
+    input, the half-size pass, the closer pass, and the live frame's between photos), and
+    compiling again costs a hundred milliseconds or more.
     """
 
     backend = "openvino"
 
-    def __init__(self, path: Path, threads: int, static: bool = True, precision: str = "auto", max_shapes: int = 4) -> None:
+    def __init__(self, path: Path, threads: int, static: bool = True, precision: str = "auto", max_shapes: int = 8) -> None:
         # OpenVINO's telemetry lives in its conversion tools, which we never call; CI=true
         # is its documented opt-out should any part of it look, and we set it only if unset.
         os.environ.setdefault("CI", "true")
