@@ -31,8 +31,9 @@ import cv2
 import numpy as np
 
 from vision.calibration import MAX_WRONG, THRESHOLDS, calibrate_head, indices
-from vision.datasets import DatasetError, LabelledImage, load_dataset
+from vision.datasets import load_dataset
 from vision.detections import NOT_AN_INDEX
+from vision.labels_file import DatasetError, LabelledImage
 from vision.manifest import MANIFEST_NAME, ManifestError, ReaderManifest
 from vision.stages import classify_crops
 

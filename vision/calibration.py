@@ -8,8 +8,9 @@ in a softmax, so the runtime tempers their probabilities instead, which is the s
 ``softmax(log p / T) == softmax(logits / T)``.
 
 A die is then sure when its tempered probability clears the manifest's one ``threshold``,
-chosen as the lowest that keeps the calibration set's confidently wrong readings (sure and
-wrong, of all its readings) at or under ``max_wrong``.
+the lowest of :data:`THRESHOLDS` that keeps the calibration photos' confidently wrong
+readings at or under :data:`MAX_WRONG` (chosen on the whole read path:
+:mod:`vision.calibrate_cmd`).
 
 >>> p = np.array([[0.9, 0.1], [0.6, 0.4]])
 >>> tempered(p, 1.0) is p, tempered(p, 2.0).round(3).tolist()
@@ -62,20 +63,6 @@ def fit_temperature(p: np.ndarray, truth: np.ndarray) -> float:
     return float(TEMPERATURES[int(np.argmin(losses))])
 
 
-def choose_threshold(confidence: np.ndarray, right: np.ndarray, max_wrong: float = MAX_WRONG) -> float:
-    """The lowest of :data:`THRESHOLDS` at which readings at or above it and wrong are at most
-    ``max_wrong`` of all readings (the highest if none is).
-
-    >>> choose_threshold(np.array([0.99, 0.95, 0.9, 0.7]), np.array([True, True, False, True]), 0.0)
-    0.91
-    """
-    confidence, right = np.asarray(confidence, np.float64), np.asarray(right, bool)
-    for t in THRESHOLDS:
-        if ((confidence >= t) & ~right).sum() <= max_wrong * len(right):
-            return float(t)
-    return float(THRESHOLDS[-1])
-
-
 @dataclass(frozen=True)
 class HeadCalibration:
     """What calibrating one head measured on its labelled readings."""
@@ -97,12 +84,6 @@ def calibrate_head(p: np.ndarray, truth: np.ndarray) -> HeadCalibration:
     t = fit_temperature(p, truth)
     return HeadCalibration(len(truth), t, nll(p, truth), nll(tempered(p, t), truth),
                            float((p.argmax(axis=1) == truth).mean()))
-
-
-def coverage(confidence: np.ndarray, right: np.ndarray, threshold: float) -> tuple[float, float]:
-    """(share of readings sure, share sure and wrong) at ``threshold``."""
-    sure = np.asarray(confidence) >= threshold
-    return float(sure.mean()) if len(sure) else 0.0, float((sure & ~np.asarray(right, bool)).mean()) if len(sure) else 0.0
 
 
 def indices(labels: Sequence[str], classes: Sequence[str]) -> np.ndarray:

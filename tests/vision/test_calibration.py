@@ -10,10 +10,7 @@ import numpy as np
 import pytest
 
 from vision.calibration import (
-    THRESHOLDS,
     calibrate_head,
-    choose_threshold,
-    coverage,
     fit_temperature,
     indices,
     nll,
@@ -54,20 +51,6 @@ def test_the_fitted_temperature_undoes_the_sharpening_and_lowers_the_likelihood_
     assert head.nll_after == pytest.approx(nll(tempered(p, t), truth))
     with pytest.raises(ValueError):
         fit_temperature(p[:0], truth[:0])
-
-
-def test_the_threshold_is_the_lowest_keeping_sure_mistakes_under_the_share() -> None:
-    p, truth = overconfident(sharpen=1.0)
-    conf, right = p.max(1), p.argmax(1) == truth
-    t = choose_threshold(conf, right, 0.005)
-    assert t in THRESHOLDS
-    assert ((conf >= t) & ~right).mean() <= 0.005
-    lower = [x for x in THRESHOLDS if x < t]
-    if lower:  # the next lower one would let more through
-        assert ((conf >= lower[-1]) & ~right).mean() > 0.005
-    sure, wrong = coverage(conf, right, t)
-    assert 0 < sure < 1 and wrong <= 0.005
-    assert choose_threshold(np.ones(4), np.zeros(4, bool), 0.0) == THRESHOLDS[-1]  # nothing can be sure
 
 
 def test_indices_name_each_label_by_its_class() -> None:
