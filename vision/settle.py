@@ -57,6 +57,7 @@ import numpy as np
 from vision.alternatives import unsure_faces
 from vision.boxes import area, greedy_match, held_by, iou
 from vision.detections import Box, Detection, Reading
+from vision.policy import SettleConfig
 from vision.stillness import moved, thumbnail
 
 
@@ -68,59 +69,6 @@ FLICKER_WINDOW = 45
 # nested(): the part is at most this share of the whole's area, and this share of it is inside.
 NESTED_AREA = 0.5
 NESTED_INSIDE = 0.8
-
-
-@dataclass(frozen=True)
-class SettleConfig:
-    """How still and how long before a reading counts.
-
-    ``move_frac``: centre displacement, as a fraction of the box size (mean of width and
-    height), above which an object is moving. ``min_iou``: boxes of the same still
-    object must overlap at least this much. ``stable_frames`` / ``min_still_s``: length
-    of the still run that settles. ``min_share``: a winning face with a smaller vote
-    share is marked uncertain, as is one whose confidence is under ``uncertain_below``.
-    ``min_objects``: an empty table never settles. ``faint_below``: a detector confidence
-    under which an object is *faint*, a speck the detector doubts (the committed die
-    detector's own sure threshold); faint objects may blink in and out where one was seen
-    in the last ``faint_memory`` frames without counting as motion. ``regroup_cards``: a
-    card read as one object in one frame and as its two corner indices in the next (the
-    reader paired them, then did not) is not motion either (:meth:`Settler._follow`).
-    ``card_suits_agree``: a card is sure only when every read of its winning rank over the
-    still run names one suit. Frames that disagree on a small index's suit are the same
-    evidence as two corners that disagree (see :meth:`vision.card_reader.CardReader.read`).
-    ``flicker_frames`` / ``flicker_s``: when the frames are given and the picture itself has
-    not moved (no cell of :func:`~vision.stillness.thumbnail` changed by more than
-    ``image_still_tol`` grey levels) for this many frames spanning this long, and the
-    readings have not settled in that time because they flicker, the scene settles all the
-    same (:meth:`Settler.update`, step 5 of the module's list); None: never.
-    """
-
-    stable_frames: int = 5
-    min_still_s: float = 0.4
-    move_frac: float = 0.15
-    min_iou: float = 0.3
-    min_share: float = 0.6
-    uncertain_below: float = 0.5
-    min_objects: int = 1
-    faint_below: float = 0.5
-    faint_memory: int = 30
-    regroup_cards: bool = True
-    card_suits_agree: bool = True
-    image_still_tol: float = 8.0
-    flicker_frames: int | None = 12
-    flicker_s: float = 0.8
-
-    def __post_init__(self) -> None:
-        if self.stable_frames < 1:
-            raise ValueError("stable_frames must be at least 1")
-        if self.flicker_frames is not None and self.flicker_frames < self.stable_frames:
-            raise ValueError("flicker_frames must be at least stable_frames (or None: never)")
-        if self.image_still_tol <= 0:
-            raise ValueError("image_still_tol must be positive")
-        if not 0 < self.move_frac:
-            raise ValueError("move_frac must be positive")
-        if self.faint_memory < 0:
-            raise ValueError("faint_memory must be 0 or more frames")
 
 
 class SettleState(enum.Enum):
