@@ -46,6 +46,7 @@ from vision.card_edges import outline_between
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
+from vision.policy import judge
 from vision.profile import Recalibration
 from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_detector
 
@@ -234,8 +235,7 @@ class CardReader:
                 continue
             r, s = int(rank_p[i, : len(CARD_RANKS)].argmax()), int(suit_p[i].argmax())
             score = min(1.0, max(0.0, float(rank_p[i, r]) * float(suit_p[i, s])))
-            unsure_box = box_scores is not None and float(box_scores[i]) < sure
-            face_unsure = score < self.threshold and not unsure_box
+            judged = judge(score, self.threshold, box_scores is not None and float(box_scores[i]) < sure)
             rows.append(int(i))
             out.append(
                 Detection(
@@ -244,9 +244,9 @@ class CardReader:
                     colour=None,
                     box=tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
                     score=score,
-                    uncertain=score < self.threshold or unsure_box,
+                    uncertain=bool(judged.uncertain),
                     box_score=None if box_scores is None else round(float(box_scores[i]), 4),
-                    alternatives=card_alternatives(rank_p[i], suit_p[i]) if face_unsure else (),
+                    alternatives=card_alternatives(rank_p[i], suit_p[i]) if judged.face_alone else (),
                 )
             )
         return rows, tuple(out)
@@ -344,7 +344,7 @@ class CardReader:
                 suits_differ = not (any(not c.uncertain for c in agree)
                                     or (body_decides and bool(agree) and not dissent_sure))
             face = CARD_RANKS[r] + CARD_SUITS[s]
-            uncertain = score < self.threshold or unsure_views or suits_differ
+            uncertain = bool(judge(score, self.threshold, unsure_views, suits_differ).uncertain)
             # What an unsure card may show: the two views' joint reading, and each corner's own.
             joint = card_alternatives(ranks, suits) if uncertain else ()
             cards.append(Detection(

@@ -48,6 +48,7 @@ from vision.manifest import (
     ReaderManifest,
     sha256_of,
 )
+from vision.policy import judge
 from vision.profile import Profile
 from vision.stages import (
     MIN_BOX_SIDE,
@@ -468,8 +469,9 @@ class DiceReader:
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
         # unsure whatever the face: a box the detector doubts, or (below) a colour read unsurely
-        unsure = (np.zeros(len(boxes), bool) if box_scores is None
-                  else np.asarray(box_scores) < self.manifest.detector.sure_threshold)
+        box_doubt = (np.zeros(len(boxes), bool) if box_scores is None
+                     else np.asarray(box_scores) < self.manifest.detector.sure_threshold)
+        colour_doubt = np.zeros(len(boxes), bool)
         if has_colour:
             if vocab is None:
                 colour_names = [colours[int(c)] for c in colour_p.argmax(axis=1)]
@@ -478,11 +480,11 @@ class DiceReader:
                 if vocab.colours is not None:
                     # The table's words depend on colour (Nine Dice): a colour read under the
                     # reporting threshold leaves the die as unsure as a face would.
-                    unsure = unsure | (colour_scores < self.threshold)
+                    colour_doubt = colour_scores < self.threshold
+        judged = judge(scores, self.threshold, box_doubt, colour_doubt)
         out = []
         for i in np.argsort((boxes[:, 0] + boxes[:, 2]), kind="stable"):
             score = float(scores[i])
-            face_unsure = score < self.threshold and not unsure[i]
             out.append(
                 Detection(
                     kind="die",
@@ -490,9 +492,9 @@ class DiceReader:
                     colour=colour_names[i],
                     box=tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
                     score=min(1.0, max(0.0, score)),
-                    uncertain=bool(score < self.threshold or unsure[i]),
+                    uncertain=bool(judged.uncertain[i]),
                     box_score=None if box_scores is None else round(float(box_scores[i]), 4),
-                    alternatives=face_alternatives(reported, merged[i]) if face_unsure else (),
+                    alternatives=face_alternatives(reported, merged[i]) if judged.face_alone[i] else (),
                 )
             )
         return tuple(out)

@@ -57,7 +57,7 @@ import numpy as np
 from vision.alternatives import unsure_faces
 from vision.boxes import area, greedy_match, held_by, iou
 from vision.detections import Box, Detection, Reading
-from vision.policy import SettleConfig
+from vision.policy import SettleConfig, judge
 from vision.stillness import moved, thumbnail
 
 
@@ -234,8 +234,14 @@ def _vote(values: Sequence[str | None], scores: Sequence[float]) -> tuple[str | 
     return ranked[0], counts[ranked[0]], [(v, counts[v]) for v in ranked]
 
 
-def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detection, ObjectVote]:
-    """Decide one object from its reads over the still run (oldest first)."""
+def vote_track(
+    track: Sequence[Detection], config: SettleConfig, absent: bool = False,
+) -> tuple[Detection, ObjectVote]:
+    """Decide one object from its reads over the still run (oldest first). Its reading is
+    uncertain as :func:`~vision.policy.judge` rules: a confidence under ``uncertain_below``,
+    or a doubt (a vote share under ``min_share``, most agreeing reads uncertain, a card's
+    reads naming two suits, or ``absent``: missing from too many of the frames voted over,
+    when it may not be there at all, and what it shows is beside the point)."""
     scores = [d.score for d in track]
     face, n_face, face_counts = _vote([d.face for d in track], scores)
     colour, n_colour, _ = _vote([d.colour for d in track], scores)
@@ -244,14 +250,15 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
     share = n_face / len(track)
     confidence = round(share * sum(d.score for d in agreeing) / len(agreeing), 4)
     mostly_uncertain = sum(d.uncertain for d in agreeing) * 2 > len(agreeing)
-    uncertain = share < config.min_share or confidence < config.uncertain_below or mostly_uncertain
-    if kind == "card" and config.card_suits_agree:
-        uncertain = uncertain or len({d.face[-1:] for d in track if d.face[:-1] == str(face)[:-1]}) > 1
+    suits_split = (kind == "card" and config.card_suits_agree
+                   and len({d.face[-1:] for d in track if d.face[:-1] == str(face)[:-1]}) > 1)
+    uncertain = bool(judge(confidence, config.uncertain_below, share < config.min_share, mostly_uncertain,
+                           suits_split, absent).uncertain)
     newest = track[-1]
     alternatives: tuple[str, ...] = ()
     # A speck the detector doubts in some frame, or a die none of the game's (marked faint
     # by pipeline.doubt_foreign), may not be there at all: what it shows is beside the point.
-    if (uncertain and n_colour / len(track) >= config.min_share
+    if (uncertain and not absent and n_colour / len(track) >= config.min_share
             and not any(is_faint(d, config) for d in track)):
         alternatives = unsure_faces([str(f) for f, _ in face_counts], track)
     det = Detection(
@@ -313,7 +320,7 @@ def fold_closer(settled: SettledReading, closer: Sequence[Detection], config: Se
             continue
         share = vote.share_of(c.face)
         confidence = round(share * c.score, 4)
-        uncertain = c.uncertain or share < config.min_share or confidence < config.uncertain_below
+        uncertain = bool(judge(confidence, config.uncertain_below, c.uncertain, share < config.min_share).uncertain)
         alternatives: tuple[str, ...] = ()
         if uncertain and (o.alternatives or not o.uncertain):
             alternatives = unsure_faces([c.face, *o.alternatives, *(f for f, _ in vote.counts)], [c])
@@ -426,11 +433,8 @@ def flicker_vote(
     for obj, track in zip(anchor, tracks):
         if 2 * sum(is_faint(o, config) for o in track) > len(track):
             continue
-        det, vote = vote_track(track, config)
-        det = replace(det, box=obj.box)
-        if len(track) < FLICKER_PRESENT * len(frames):
-            det = replace(det, uncertain=True, alternatives=())
-        decided.append((det, vote))
+        det, vote = vote_track(track, config, absent=len(track) < FLICKER_PRESENT * len(frames))
+        decided.append((replace(det, box=obj.box), vote))
     return decided
 
 
