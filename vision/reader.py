@@ -15,8 +15,9 @@ reports; a die is flagged ``uncertain`` when that is below the reporting thresho
 when the detector itself is unsure the box is a die. A classifier with a last face class
 ``none`` (:data:`~vision.detections.NOT_AN_INDEX`, learnt from the detector's false
 alarms) says when a box holds no die. A reading with a look (photos) leaves out the boxes
-it reads so with probability :data:`NO_DIE_DROP` or more, and the others keep their face
-probabilities as they are (not renormalised), so a box that may be no die reads unsure.
+it reads so with probability ``no_die_drop`` (:class:`~vision.policy.DiceKnobs`) or more,
+and the others keep their face probabilities as they are (not renormalised), so a box
+that may be no die reads unsure.
 It also leaves out the pieces of a large die and a box that holds a cluster of dice
 (:func:`~vision.stages.pieces_and_clusters`). A live frame's reading ignores that class
 (its faces renormalised): the settler votes over frames, and the table's count of dice
@@ -48,7 +49,7 @@ from vision.manifest import (
     ReaderManifest,
     sha256_of,
 )
-from vision.policy import judge
+from vision.policy import DiceKnobs, ReadPolicy, judge
 from vision.profile import Profile
 from vision.stages import (
     MIN_BOX_SIDE,
@@ -70,38 +71,21 @@ __all__ = ["MIN_BOX_SIDE", "BoxesFound", "DiceReader", "InvalidImage", "Step", "
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 
-NO_DIE_DROP = 0.8
-"""A box the classifier reads as no die (``none``) with this probability or more is left out
-of a reading taken with a look (a photo, a settled reveal's closer look). Chosen on the
-validation renders: at 0.5 more wrongly kept boxes went, but three times as
-many dice, a third of them ship's wheels."""
-
-VOUCH_NONE = 0.02
-"""A box the detector doubts (under its sure threshold) counts as surely a die when the
-classifier reads it as no die with a probability under this, reads its face sure, and the
-box stands apart from the frame's other boxes (:data:`VOUCH_APART`): see :func:`vouched`.
-Chosen on the validation renders."""
-
-VOUCH_APART = 0.4
-"""A box that shares this share or more of the smaller box's area with another box of its
-frame is never vouched for: it may be a second box on a die already found."""
-
-
-def classifier_vouches(none: np.ndarray, sure_face: np.ndarray) -> np.ndarray:
+def classifier_vouches(none: np.ndarray, sure_face: np.ndarray, knobs: DiceKnobs = DiceKnobs()) -> np.ndarray:
     """Which boxes the classifier may vouch for as surely a die, the frame's other boxes
-    aside: it reads no die with a probability under :data:`VOUCH_NONE`, and ``sure_face``
+    aside: it reads no die with a probability under ``knobs.vouch_none``, and ``sure_face``
     (its face reads sure) holds."""
-    return (np.asarray(none) < VOUCH_NONE) & np.asarray(sure_face, bool)
+    return (np.asarray(none) < knobs.vouch_none) & np.asarray(sure_face, bool)
 
 
 def vouched(
     boxes: np.ndarray, box_scores: np.ndarray, none: np.ndarray, sure_face: np.ndarray, sure: float,
-    crowd: np.ndarray | None = None,
+    crowd: np.ndarray | None = None, knobs: DiceKnobs = DiceKnobs(),
 ) -> np.ndarray:
     """``box_scores`` with each doubted box (under ``sure``) raised to ``sure`` where the
     classifier vouches for it: its probability of no die (``none``) is under
-    :data:`VOUCH_NONE`, ``sure_face`` (its face reads sure) holds, and it overlaps no other
-    box of ``crowd`` (all the frame's boxes; default ``boxes``) by :data:`VOUCH_APART` of
+    ``knobs.vouch_none``, ``sure_face`` (its face reads sure) holds, and it overlaps no other
+    box of ``crowd`` (all the frame's boxes; default ``boxes``) by ``knobs.vouch_apart`` of
     the smaller one's area.
 
     The classifier learnt "no die" from the detector's own false alarms, so
@@ -116,11 +100,11 @@ def vouched(
     box_scores = np.asarray(box_scores, np.float32).copy()
     b = np.asarray(boxes, np.float32).reshape(-1, 4)
     others = b if crowd is None else np.asarray(crowd, np.float32).reshape(-1, 4)
-    doubted = np.flatnonzero((box_scores < sure) & classifier_vouches(none, sure_face))
+    doubted = np.flatnonzero((box_scores < sure) & classifier_vouches(none, sure_face, knobs))
     if len(doubted):
         shared = smaller_share(b[doubted], others)
         shared[np.all(np.isclose(b[doubted][:, None], others[None]), axis=2)] = 0.0  # each box itself
-        box_scores[doubted[shared.max(axis=1, initial=0.0) < VOUCH_APART]] = sure
+        box_scores[doubted[shared.max(axis=1, initial=0.0) < knobs.vouch_apart]] = sure
     return box_scores
 
 
@@ -141,7 +125,7 @@ class Step(Enum):
 
     VOUCHING = "vouching"  # the classifier vouches for boxes the detector doubts (vouched)
     PIECES_AND_CLUSTERS = "pieces-and-clusters"  # a large die's pieces and boxes of clustered dice left out
-    NO_DIE_DROP = "no-die-drop"  # boxes read as no die (NO_DIE_DROP) left out
+    NO_DIE_DROP = "no-die-drop"  # boxes read as no die (DiceKnobs.no_die_drop) left out
     CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
 
 
@@ -169,7 +153,11 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
 
 
 class DiceReader:
-    """Reads dice (and, with a card model, playing cards) from BGR frames. Build it with :func:`load_reader`."""
+    """Reads dice (and, with a card model, playing cards) from BGR frames. Build it with :func:`load_reader`.
+
+    Its decisions are its ``policy``'s (:class:`~vision.policy.ReadPolicy`; default: the
+    manifests' own, :meth:`~vision.policy.ReadPolicy.from_manifests`, with the card reader's
+    card knobs); ``threshold`` overrides the policy's reporting threshold."""
 
     def __init__(
         self,
@@ -184,6 +172,7 @@ class DiceReader:
         second_look: Look | None = None,
         specialists: tuple[Model, ...] = (),
         second_opinion: Model | None = None,
+        policy: ReadPolicy | None = None,
     ) -> None:
         if len(specialists) != len(manifest.specialists):
             raise ManifestError("one specialist model goes with each of the manifest's specialist entries")
@@ -196,9 +185,14 @@ class DiceReader:
         self.cards = cards
         self.detector = detector
         self.classifier = classifier
-        self.threshold = manifest.threshold if threshold is None else float(threshold)
-        if not 0.0 <= self.threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], got {self.threshold}")
+        if policy is None:
+            policy = ReadPolicy.from_manifests(manifest, None if cards is None else cards.manifest)
+            if cards is not None:
+                policy = replace(policy, cards=replace(policy.cards, threshold=cards.threshold))
+        if threshold is not None:
+            # out of range: a PolicyError (a ValueError)
+            policy = replace(policy, dice=replace(policy.dice, threshold=float(threshold)))
+        self.policy = policy
         self.model_dir = model_dir
         self.threads = threads
         if vocabulary is not None:
@@ -222,7 +216,7 @@ class DiceReader:
                             for s in self.manifest.specialists],
             "second_opinion": None if self.manifest.second_opinion is None else {
                 "file": self.manifest.second_opinion.file, "sha256": self.manifest.second_opinion.sha256,
-                "below": self.manifest.second_opinion_below},
+                "below": self.policy.dice.second_opinion_below},
             "faces": [f for f in cls.faces if f != NOT_AN_INDEX],
             "rejects_boxes": self.rejects,
             "colours": list(cls.colours),
@@ -244,9 +238,9 @@ class DiceReader:
         """The same models with these stages; a ``manifest`` without specialists or without the
         second opinion drops those models too."""
         manifest = self.manifest if manifest is None else manifest
-        view = DiceReader(manifest, self.detector, self.classifier, self.threshold, self.model_dir, self.threads,
+        view = DiceReader(manifest, self.detector, self.classifier, None, self.model_dir, self.threads,
                           cards, vocabulary, look, self.specialists if manifest.specialists else (),
-                          self.second_opinion if manifest.second_opinion is not None else None)
+                          self.second_opinion if manifest.second_opinion is not None else None, self.policy)
         view.profile = self.profile
         view.skipped = self.skipped
         return view
@@ -409,7 +403,7 @@ class DiceReader:
         spec = self.manifest.second_opinion
         if self.second_opinion is None or spec is None or self.second_look is None or len(face_p) == 0:
             return face_p, colour_p
-        ask = np.flatnonzero(face_p.max(axis=1) < self.manifest.second_opinion_below)
+        ask = np.flatnonzero(face_p.max(axis=1) < self.policy.dice.second_opinion_below)
         if len(ask):
             other_f, other_c = self._classify_by(self.second_opinion, spec, image, np.asarray(boxes, np.float32)[ask])
             face_p, colour_p = face_p.copy(), colour_p.copy()
@@ -447,7 +441,8 @@ class DiceReader:
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
         none, reported, merged = self._faces(face_p)
         if none is not None and self.second_look is not None:
-            keep = none < NO_DIE_DROP if Step.NO_DIE_DROP not in self.skipped else np.ones(len(none), bool)
+            keep = (none < self.policy.dice.no_die_drop if Step.NO_DIE_DROP not in self.skipped
+                    else np.ones(len(none), bool))
             if Step.PIECES_AND_CLUSTERS not in self.skipped:
                 keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
@@ -458,7 +453,7 @@ class DiceReader:
         scores = merged[np.arange(len(merged)), best]
         if none is not None and box_scores is not None and Step.VOUCHING not in self.skipped:
             box_scores = vouched(boxes, box_scores, none, scores >= self.threshold,
-                                 self.manifest.detector.sure_threshold, crowd)
+                                 self.manifest.detector.sure_threshold, crowd, self.policy.dice)
         if raw_scores is not None and box_scores is not None:
             # a box under the detector's floor is a die only on the classifier's word
             keep = ~self._faint(raw_scores) | (np.asarray(box_scores) >= self.manifest.detector.sure_threshold)
@@ -524,7 +519,7 @@ class DiceReader:
     def may_vouch(self, face_p: np.ndarray, box_scores: np.ndarray) -> np.ndarray:
         """Which boxes can be dice, given the classifier's reading ``face_p``: all but the
         faint ones (:meth:`_faint`) the classifier cannot vouch for, being unsure of their
-        face or of a die (:data:`VOUCH_NONE`). The others stay in the frame's crowd, where
+        face or of a die (``vouch_none``). The others stay in the frame's crowd, where
         :func:`vouched` still asks that a faint box stand apart."""
         faint = self._faint(box_scores)
         if not faint.any() or Step.VOUCHING in self.skipped:
@@ -532,7 +527,12 @@ class DiceReader:
         none, _, merged = self._faces(face_p)
         if none is None or not len(merged):
             return ~faint
-        return ~faint | classifier_vouches(none, merged.max(axis=1) >= self.threshold)
+        return ~faint | classifier_vouches(none, merged.max(axis=1) >= self.threshold, self.policy.dice)
+
+    @property
+    def threshold(self) -> float:
+        """The face confidence below which a die is flagged uncertain (the policy's)."""
+        return self.policy.dice.threshold
 
     @property
     def rejects(self) -> bool:
