@@ -8,8 +8,8 @@ and a classifier on square crops around each index whose two heads are the rank
 (``faces`` in ``card-reader.json``) and the suit (``colours`` there).
 
 The classifier may also have a rank class :data:`NOT_AN_INDEX` (trained on the detector's
-own false alarms): a box it gives that class half its probability or more is
-dropped, and a smaller share lowers the box's score.
+own false alarms): a box it gives that class ``no_index_drop`` of its probability or more
+(half: :class:`~vision.policy.CardKnobs`) is dropped, and a smaller share lowers the box's score.
 
 An index's ``score`` is P(rank) x P(suit). It is flagged ``uncertain`` when that is
 below the reporting threshold, or when the detector itself is unsure of the box; it is
@@ -46,15 +46,9 @@ from vision.card_edges import outline_between
 from vision.card_outline import CardOutline, outline_at
 from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.manifest import ManifestError, ReaderManifest
-from vision.policy import judge
+from vision.policy import ReadPolicy, judge
 from vision.profile import Recalibration
 from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_detector
-
-# A box is dropped when the classifier finds it more likely no index than any index at all.
-# Not "when no index is the likeliest class": an unclear index spreads its probability over
-# several ranks, and on validation renders that rule dropped 17 found indices against 4,
-# for 69 false ones against 43 (see the model card, classifier run G).
-NO_INDEX_DROP = 0.5
 
 # Two corners of one card lie a card's diagonal apart: about 6 index heights on poker and
 # bridge cards. Farther than this many index sides, they cannot be the same card.
@@ -78,11 +72,14 @@ class CornerReadings:
 
 
 class CardReader:
-    """Reads playing-card corner indices from BGR frames (loaded by :func:`vision.reader.load_reader`)."""
+    """Reads playing-card corner indices from BGR frames (loaded by :func:`vision.reader.load_reader`).
+
+    Its decisions are its ``policy``'s card knobs (:class:`~vision.policy.ReadPolicy`;
+    default: the card manifest's own); ``threshold`` overrides the policy's reporting threshold."""
 
     def __init__(
         self, manifest: ReaderManifest, detector: Model, classifier: Model, threshold: float | None = None,
-        turns: int | None = None, body: Model | None = None,
+        turns: int | None = None, body: Model | None = None, policy: ReadPolicy | None = None,
     ) -> None:
         cls = manifest.classifier
         if tuple(cls.faces) not in (CARD_RANKS, (*CARD_RANKS, NOT_AN_INDEX)) or tuple(cls.colours) != CARD_SUITS:
@@ -105,13 +102,19 @@ class CardReader:
         self.detector = detector
         self.classifier = classifier
         self.body = body
-        self.threshold = manifest.threshold if threshold is None else float(threshold)
-        if not 0.0 <= self.threshold <= 1.0:
-            raise ValueError(f"card threshold must be in [0, 1], got {self.threshold}")
+        policy = ReadPolicy.from_manifests(None, manifest) if policy is None else policy
+        if threshold is not None:  # out of range: a PolicyError (a ValueError)
+            policy = replace(policy, cards=replace(policy.cards, threshold=float(threshold)))
+        self.policy = policy
         if turns is not None and turns != cls.turns:  # the spec checks the count
             self.manifest = replace(manifest, classifier=replace(cls, turns=int(turns)))
         # A table's profile (vision.profile): the rank and suit recalibrations, or None.
         self.recalibration: tuple[Recalibration, Recalibration | None] | None = None
+
+    @property
+    def threshold(self) -> float:
+        """The rank x suit confidence below which a card is flagged uncertain (the policy's)."""
+        return self.policy.cards.threshold
 
     def _same(self, view: CardReader) -> CardReader:
         view.recalibration = self.recalibration
@@ -152,15 +155,15 @@ class CardReader:
     def with_turns(self, turns: int) -> CardReader:
         """The same models, reading each index ``turns`` ways a quarter turn apart (1: once;
         what the turns cost and gain: ``tableref bench``, ``tableref eval --card-turns``)."""
-        return self._same(CardReader(self.manifest, self.detector, self.classifier, self.threshold, turns,
-                                     self.body))
+        return self._same(CardReader(self.manifest, self.detector, self.classifier, None, turns,
+                                     self.body, self.policy))
 
     def without_body(self) -> CardReader:
         """The same models without the card body classifier: cards read from their corners alone."""
         if self.body is None:
             return self
         return self._same(CardReader(replace(self.manifest, body=None), self.detector, self.classifier,
-                                     self.threshold))
+                                     policy=self.policy))
 
     @property
     def imgsz(self) -> int:
@@ -184,7 +187,7 @@ class CardReader:
         if imgsz == det.imgsz:
             return self
         return self._same(CardReader(replace(self.manifest, detector=replace(det, imgsz=int(imgsz))), self.detector,
-                                     self.classifier, self.threshold, body=self.body))
+                                     self.classifier, body=self.body, policy=self.policy))
 
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
@@ -221,7 +224,7 @@ class CardReader:
 
     def label(self, boxes: np.ndarray, rank_p: np.ndarray, suit_p: np.ndarray, box_scores: np.ndarray | None = None) -> tuple[Detection, ...]:
         """One ``card`` detection per index box, left to right (``box_scores``: the detector's),
-        but for boxes read as :data:`NOT_AN_INDEX` with probability :data:`NO_INDEX_DROP` or more."""
+        but for boxes read as :data:`NOT_AN_INDEX` with probability ``no_index_drop`` or more."""
         return self._label_rows(boxes, rank_p, suit_p, box_scores)[1]
 
     def _label_rows(
@@ -231,7 +234,7 @@ class CardReader:
         sure = self.manifest.detector.sure_threshold
         rows, out = [], []
         for i in np.argsort(boxes[:, 0] + boxes[:, 2], kind="stable") if len(boxes) else ():
-            if self.rejects and float(rank_p[i, len(CARD_RANKS)]) >= NO_INDEX_DROP:
+            if self.rejects and float(rank_p[i, len(CARD_RANKS)]) >= self.policy.cards.no_index_drop:
                 continue
             r, s = int(rank_p[i, : len(CARD_RANKS)].argmax()), int(suit_p[i].argmax())
             score = min(1.0, max(0.0, float(rank_p[i, r]) * float(suit_p[i, s])))

@@ -337,9 +337,9 @@ class ReadPolicy:
             raise PolicyError("the card detector has no vouch_floor: no classifier vouches for a faint card index")
 
     @classmethod
-    def from_manifests(cls, dice: ReaderManifest, cards: ReaderManifest | None = None) -> ReadPolicy:
-        """The policy the models' manifests record (``cards``: the card reader's, when there
-        is one), every other knob at its chosen value; a settled object is faint where the dice
+    def from_manifests(cls, dice: ReaderManifest | None, cards: ReaderManifest | None = None) -> ReadPolicy:
+        """The policy the models' manifests record (``dice``: the dice reader's; ``cards``: the
+        card reader's, when there is one), every other knob at its chosen value; a settled object is faint where the dice
         detector doubts its box. Raises :class:`PolicyError` when a
         value is out of its range.
 
@@ -349,11 +349,11 @@ class ReadPolicy:
         >>> p.dice.threshold, p.dice_detector.vouch_floor, p.cards == CardKnobs()
         (0.8, 0.1, True)
         """
-        policy = cls(
-            dice=DiceKnobs(threshold=dice.threshold, second_opinion_below=dice.second_opinion_below),
-            dice_detector=DetectorKnobs.of(dice.detector),
-        )
-        policy = replace(policy, settle=replace(policy.settle, faint_below=policy.dice_detector.sure))
+        policy = cls()
+        if dice is not None:
+            policy = replace(policy, dice=DiceKnobs(threshold=dice.threshold, second_opinion_below=dice.second_opinion_below),
+                             dice_detector=DetectorKnobs.of(dice.detector))
+            policy = replace(policy, settle=replace(policy.settle, faint_below=policy.dice_detector.sure))
         if cards is not None:
             policy = replace(policy, cards=replace(policy.cards, threshold=cards.threshold),
                              card_detector=DetectorKnobs.of(cards.detector))

@@ -188,7 +188,7 @@ class DiceReader:
         if policy is None:
             policy = ReadPolicy.from_manifests(manifest, None if cards is None else cards.manifest)
             if cards is not None:
-                policy = replace(policy, cards=replace(policy.cards, threshold=cards.threshold))
+                policy = replace(policy, cards=cards.policy.cards)
         if threshold is not None:
             # out of range: a PolicyError (a ValueError)
             policy = replace(policy, dice=replace(policy.dice, threshold=float(threshold)))
@@ -601,8 +601,9 @@ def load_reader(
     """Load ``dice-reader.json`` and its ONNX models from ``model_dir`` (default ``models/``),
     and the card reader (``card-reader.json``) beside them when it is there and ``cards`` is true.
 
-    ``threshold`` overrides the manifest's reporting threshold (``card_threshold`` the card
-    reader's, ``card_turns`` its quarter turns per index); ``precision`` is passed to
+    Both readers take their decisions from one :class:`~vision.policy.ReadPolicy`, made from
+    the two manifests; ``threshold`` overrides its reporting threshold (``card_threshold`` the
+    card reader's; ``card_turns``: the card reader's quarter turns per index); ``precision`` is passed to
     OpenVINO (``"auto"``: bf16 where the CPU has it, else f32; ``"f32"`` forces f32). Raises :class:`ManifestError`
     when the manifest or a model file is missing, or a file does not match its recorded hash.
     """
@@ -615,11 +616,19 @@ def load_reader(
     if manifest.second_opinion is not None:
         second_opinion = load_checked(model_dir, MANIFEST_NAME, "second-opinion", manifest.second_opinion,
                                       detector.backend, threads, precision)
-    card_reader = None
+    card_manifest = None
     if cards and (model_dir / CARD_MANIFEST_NAME).is_file():
-        card_reader = load_card_reader(model_dir, detector.backend, threads, precision, card_threshold, card_turns)
-    return DiceReader(manifest, detector, classifier, threshold, model_dir, threads, card_reader, specialists=specialists,
-                      second_opinion=second_opinion)
+        card_manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
+    policy = ReadPolicy.from_manifests(manifest, card_manifest)
+    if threshold is not None:
+        policy = replace(policy, dice=replace(policy.dice, threshold=float(threshold)))
+    if card_threshold is not None:
+        policy = replace(policy, cards=replace(policy.cards, threshold=float(card_threshold)))
+    card_reader = None
+    if card_manifest is not None:
+        card_reader = load_card_reader(model_dir, detector.backend, threads, precision, turns=card_turns, policy=policy)
+    return DiceReader(manifest, detector, classifier, None, model_dir, threads, card_reader, specialists=specialists,
+                      second_opinion=second_opinion, policy=policy)
 
 
 def load_pair(
@@ -648,10 +657,12 @@ def load_card_reader(
     precision: str = "auto",
     threshold: float | None = None,
     turns: int | None = None,
+    policy: ReadPolicy | None = None,
 ) -> CardReader:
     """Load ``card-reader.json`` and the card models it names (detector, classifier, body
-    classifier) from ``model_dir``; the card part of :func:`load_reader`.
-    Raises :class:`ManifestError` as :func:`load_reader` does."""
+    classifier) from ``model_dir``; the card part of :func:`load_reader`, deciding as
+    ``policy`` does (default: as the card manifest records), ``threshold`` overriding its
+    reporting threshold. Raises :class:`ManifestError` as :func:`load_reader` does."""
     threads = default_threads() if threads is None else threads
     manifest = ReaderManifest.load(model_dir / CARD_MANIFEST_NAME)
     detector, classifier = load_pair(model_dir, CARD_MANIFEST_NAME, manifest, backend, threads, precision)
@@ -659,7 +670,7 @@ def load_card_reader(
     if manifest.body is not None:
         body = load_checked(model_dir, CARD_MANIFEST_NAME, "card body", manifest.body, detector.backend, threads,
                             precision)
-    return CardReader(manifest, detector, classifier, threshold, turns, body)
+    return CardReader(manifest, detector, classifier, threshold, turns, body, policy)
 
 
 def load_checked(
