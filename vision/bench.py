@@ -37,9 +37,10 @@ from vision.backends import PRECISIONS, available_backends
 from vision.datasets import image_files
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
+from vision.policy import Mode
 from vision.profile import Profile, ProfileError
 from vision.reader import DEFAULT_MODEL_DIR, load_reader
-from vision.stages import SECOND_LOOK, classify_crops
+from vision.stages import classify_crops
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_IMAGES = REPO.parent / "shared" / "data" / "real-dice-tray" / "images" / "test"
@@ -234,15 +235,15 @@ def run(args: argparse.Namespace) -> int:
             fns[b + "_detector_only"] = reader.detect
             fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: classify_crops(
                 r.classifier, r.manifest.classifier, f, boxes)
-            fns[b + "_second_look"] = reader.without_cards().with_look(SECOND_LOOK).read
+            fns[b + "_second_look"] = reader.without_cards().in_mode(Mode.PHOTO).read
             if profile is not None:
                 fns[b + "_profile"] = reader.without_cards().with_profile(profile).read
-                fns[b + "_second_look_profile"] = reader.without_cards().with_look(SECOND_LOOK).with_profile(profile).read
+                fns[b + "_second_look_profile"] = reader.without_cards().in_mode(Mode.PHOTO).with_profile(profile).read
             if reader.specialists:
                 fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
             if reader.second_opinion is not None:
                 fns[b + "_second_look_no_second_opinion"] = \
-                    reader.without_cards().without_second_opinion().with_look(SECOND_LOOK).read
+                    reader.without_cards().without_second_opinion().in_mode(Mode.PHOTO).read
         if ultra is not None:
             fns["ultralytics_predict"] = ultra
         row.update(timed(fns, frames, args.runs, args.warmup))
@@ -292,7 +293,7 @@ def run(args: argparse.Namespace) -> int:
         fns = {}
         for b, reader in readers.items():
             fns[b] = reader.read
-            fns[b + "_second_look"] = reader.with_look(SECOND_LOOK).with_card_imgsz(None).read
+            fns[b + "_second_look"] = reader.in_mode(Mode.PHOTO).with_card_imgsz(None).read
             fns[b + "_cards_only"] = lambda f, r=reader: r.cards.read_indices(f)
             if reader.cards.photo_imgsz != reader.cards.imgsz:
                 fns[b + "_cards_photo"] = lambda f, c=reader.cards.at_imgsz(reader.cards.photo_imgsz): c.read_indices(f)

@@ -88,9 +88,9 @@ def read_path_share(model_dir: Path, items: Sequence[LabelledImage], threshold: 
     from vision.evaluate import predict
     from vision.reader import load_reader
     from vision.scoring import score
-    from vision.stages import SECOND_LOOK
+    from vision.policy import Mode
 
-    reader = load_reader(model_dir, threshold=threshold, cards=False).with_look(SECOND_LOOK)
+    reader = load_reader(model_dir, threshold=threshold, cards=False).in_mode(Mode.PHOTO)
     pairs, _, _, _, scored = predict(reader, tuple(items), per_game=True)
     metrics = score(pairs, readable=[item.readable for item in scored], face_px=[item.face_px for item in scored])
     head = metrics.headline()

@@ -41,8 +41,8 @@ import numpy as np
 from vision.camera import Camera, CameraStatus, Frame, Opener
 from vision.detections import Detection, Reading
 from vision.overlay import DEFAULT_STYLE, OverlayStyle, draw_overlay, draw_placard, encode_jpeg, find_cjk_font
+from vision.policy import Mode
 from vision.settle import SettleConfig, SettledReading, Settler, SettleState, fold_card_closer, fold_closer
-from vision.stages import CLOSER_LOOK
 
 log = logging.getLogger(__name__)
 
@@ -208,12 +208,12 @@ def doubt_foreign(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELO
 
 
 def closer_reader(dice_reader: Reader) -> Reader | None:
-    """The dice reader that takes the closer look (:data:`~vision.stages.CLOSER_LOOK`), or
+    """The dice reader that takes the closer look (:attr:`~vision.policy.Mode.CLOSER`), or
     None for a reader that cannot (a test double)."""
-    with_look = getattr(dice_reader, "with_look", None)
-    if with_look is None:
+    in_mode = getattr(dice_reader, "in_mode", None)
+    if in_mode is None:
         return None
-    return with_look(CLOSER_LOOK)
+    return in_mode(Mode.CLOSER)
 
 
 def look_closer(reader: Reader | None, settled: SettledReading, config: SettleConfig) -> SettledReading:

@@ -32,11 +32,10 @@ from typing import Any
 import numpy as np
 
 from vision.manifest import DetectorSpec, ReaderManifest
-from vision.stages import CLOSER_LOOK, SECOND_LOOK, Look
 
 __all__ = [
-    "AlternativeKnobs", "CardKnobs", "DetectorKnobs", "DiceKnobs", "Judged", "Mode", "PolicyError", "ReadPolicy",
-    "SettleConfig", "judge",
+    "AlternativeKnobs", "CardKnobs", "DetectorKnobs", "DiceKnobs", "Judged", "Look", "Mode", "PolicyError",
+    "ReadPolicy", "SettleConfig", "View", "judge",
 ]
 
 
@@ -69,6 +68,39 @@ class Mode(enum.Enum):
     LIVE = "live"
     PHOTO = "photo"
     CLOSER = "closer"
+
+
+View = tuple[float, float, float]
+"""An extra crop: (expand change, x shift, y shift), each a fraction of the box side."""
+
+
+@dataclass(frozen=True)
+class Look:
+    """Which dice are read again, and from which extra crops (:func:`vision.stages.second_look`).
+
+    A die whose face reads with a probability in ``band`` (low inclusive, high exclusive)
+    is cut again once per view, and its reading becomes the mean over the first crop and
+    these. Below the band a die stays uncertain anyway; above it, another look hardly
+    ever changes the reading.
+
+    >>> Look((0.9, 0.5), ((0.1, 0.0, 0.0),))
+    Traceback (most recent call last):
+    ...
+    vision.policy.PolicyError: a look's band must lie in [0, 1], low <= high; got (0.9, 0.5)
+    """
+
+    band: tuple[float, float]
+    views: tuple[View, ...]
+
+    def __post_init__(self) -> None:
+        low, high = self.band
+        if not 0.0 <= low <= high <= 1.0 + 1e-9:
+            raise PolicyError(f"a look's band must lie in [0, 1], low <= high; got {self.band}")
+        if not self.views:
+            raise PolicyError("a look needs at least one extra view")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"band": list(self.band), "views": [list(v) for v in self.views]}
 
 
 @dataclass(frozen=True)
@@ -309,7 +341,17 @@ class ReadPolicy:
     reader (``cards``), the faces an unsure object may show (``alternatives``), settling
     live frames into reveals (``settle``), and the crops a photo and a settled reveal's
     closer look read borderline dice from (``photo_look``, ``closer_look``; a live frame
-    takes none). Build it from the models' manifests with :meth:`from_manifests`.
+    takes none: :meth:`look`). Build it from the models' manifests with :meth:`from_manifests`.
+
+    ``photo_look``: a tighter and a looser crop of the borderline dice; ``tableref read``
+    and ``tableref eval`` take it by default (``--no-second-look``: none), cheap enough for
+    a still photo, while live frames go without it. ``closer_look``: the look a settled
+    live reveal gets once (:func:`vision.pipeline.look_closer`): two scales and four shifts
+    of every die not read at 0.9 or more; it costs a few ms once per reveal, not per frame.
+
+    >>> p = ReadPolicy()
+    >>> p.photo_look.band, len(p.photo_look.views), p.closer_look.band, len(p.closer_look.views)
+    ((0.5, 0.9), 2, (0.0, 0.9), 6)
 
     >>> ReadPolicy(dice_detector=DetectorKnobs(conf=0.3, vouch_floor=0.4))
     Traceback (most recent call last):
@@ -323,8 +365,12 @@ class ReadPolicy:
     card_detector: DetectorKnobs = field(default_factory=DetectorKnobs)
     alternatives: AlternativeKnobs = field(default_factory=AlternativeKnobs)
     settle: SettleConfig = field(default_factory=SettleConfig)
-    photo_look: Look = SECOND_LOOK
-    closer_look: Look = CLOSER_LOOK
+    photo_look: Look = Look(band=(0.5, 0.9), views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0)))
+    closer_look: Look = Look(
+        band=(0.0, 0.9),
+        views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0), (0.0, 0.06, 0.0), (0.0, -0.06, 0.0), (0.0, 0.0, 0.06),
+               (0.0, 0.0, -0.06)),
+    )
 
     def __post_init__(self) -> None:
         kinds = (("dice", DiceKnobs), ("dice_detector", DetectorKnobs), ("cards", CardKnobs),

@@ -22,9 +22,9 @@ from vision.detections import DIE_FACES, Detection, Reading
 from vision.image_io import UnreadableImage, read_image
 from vision.manifest import ManifestError
 from vision.overlay import draw_overlay, encode_jpeg
+from vision.policy import Mode
 from vision.profile import Profile, ProfileError
 from vision.reader import DiceReader, load_reader
-from vision.stages import SECOND_LOOK
 from vision.vocabulary import VocabularyError, game_vocabulary
 
 
@@ -65,7 +65,7 @@ def with_dice_options(reader: DiceReader, args: argparse.Namespace, command: str
     """``reader`` as ``--second-look``, ``--card-imgsz`` and ``--game`` ask; None (the reason printed)
     for an unknown game or a card input size the detector cannot take."""
     if args.second_look:
-        reader = reader.with_look(SECOND_LOOK)
+        reader = reader.in_mode(Mode.PHOTO)
     try:
         reader = reader.with_card_imgsz(args.card_imgsz)
     except ValueError as exc:

@@ -49,7 +49,7 @@ from vision.manifest import (
     ReaderManifest,
     sha256_of,
 )
-from vision.policy import DiceKnobs, ReadPolicy, judge
+from vision.policy import DiceKnobs, Look, Mode, ReadPolicy, judge
 from vision.profile import Profile
 from vision.stages import (
     MIN_BOX_SIDE,
@@ -61,7 +61,6 @@ from vision.stages import (
     holds_a_die,
     pieces_and_clusters,
     prepare_detector,
-    Look,
     ask_specialist,
     second_look,
 )
@@ -281,8 +280,13 @@ class DiceReader:
 
     def with_look(self, look: Look | None) -> DiceReader:
         """The same models, reading the dice that ``look`` picks again from its extra crops
-        (e.g. :data:`~vision.stages.SECOND_LOOK`; None: one crop per die)."""
+        (None: one crop per die); a reader with a look reads photos (:attr:`reads_photos`)."""
         return self._view(self.cards, self.vocabulary, look)
+
+    def in_mode(self, mode: Mode) -> DiceReader:
+        """The same models, reading frames as ``mode`` asks (:class:`~vision.policy.Mode`):
+        with the policy's look for it (:meth:`~vision.policy.ReadPolicy.look`)."""
+        return self.with_look(self.policy.look(mode))
 
     def with_card_imgsz(self, imgsz: int | None) -> DiceReader:
         """The same models, detecting card indices at input size ``imgsz`` (None: the card
@@ -389,9 +393,9 @@ class DiceReader:
     def classify_base(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box: one batched classifier call, and one
         more for the borderline dice, whose readings are averaged over more crops
-        (``second_look``: which dice and crops, e.g. :data:`~vision.stages.SECOND_LOOK`;
-        None, :func:`load_reader`'s default: never; ``tableref read`` takes
-        :data:`~vision.stages.SECOND_LOOK`). It costs a second classifier call, about
+        (``second_look``: which dice and crops; None, :func:`load_reader`'s default and a
+        live frame's: never; ``tableref read`` takes the policy's photo look,
+        :meth:`in_mode`). It costs a second classifier call, about
         2-3 ms a frame here, so live frames go without it. Then the
         specialists, when the manifest has any, re-read the dice that could show their faces
         (:func:`~vision.stages.ask_specialist`), from the look's views too.

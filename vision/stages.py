@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from vision.calibration import tempered
 from vision.crops import crop_batch
 from vision.detections import Detection
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
+from vision.policy import Look, ReadPolicy, View
 
 MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
 
@@ -328,51 +328,6 @@ def classify_crops(
     return tempered(face_p, spec.temperature), colour_p
 
 
-View = tuple[float, float, float]
-"""An extra crop: (expand change, x shift, y shift), each a fraction of the box side."""
-
-
-@dataclass(frozen=True)
-class Look:
-    """Which dice are read again, and from which extra crops.
-
-    A die whose face reads with a probability in ``band`` (low inclusive, high exclusive)
-    is cut again once per view, and its reading becomes the mean over the first crop and
-    these. Below the band a die stays uncertain anyway; above it, another look hardly
-    ever changes the reading.
-
-    >>> SECOND_LOOK.band, len(SECOND_LOOK.views), len(CLOSER_LOOK.views)
-    ((0.5, 0.9), 2, 6)
-    """
-
-    band: tuple[float, float]
-    views: tuple[View, ...]
-
-    def __post_init__(self) -> None:
-        low, high = self.band
-        if not 0.0 <= low <= high <= 1.0 + 1e-9:
-            raise ValueError(f"a look's band must lie in [0, 1], low <= high; got {self.band}")
-        if not self.views:
-            raise ValueError("a look needs at least one extra view")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"band": list(self.band), "views": [list(v) for v in self.views]}
-
-
-SECOND_LOOK = Look(band=(0.5, 0.9), views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0)))
-"""The photo look: a tighter and a looser crop of the borderline dice. ``tableref read``
-and ``tableref eval`` take it by default (``--no-second-look``: none); cheap enough for a
-still photo, while live frames go without it."""
-
-CLOSER_LOOK = Look(
-    band=(0.0, 0.9),
-    views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0), (0.0, 0.06, 0.0), (0.0, -0.06, 0.0), (0.0, 0.0, 0.06), (0.0, 0.0, -0.06)),
-)
-"""The look a settled live reveal gets once (see :meth:`vision.reader.DiceReader.look_closer`):
-two scales and four shifts of every die not read at 0.9 or more. It costs a few ms once
-per reveal, not per frame."""
-
-
 def view_boxes(boxes: np.ndarray, view: View) -> tuple[np.ndarray, float]:
     """``boxes`` shifted as ``view`` asks, and the change to the crop's expand factor."""
     expand, dx, dy = view
@@ -395,7 +350,7 @@ def view_crops(image: np.ndarray, boxes: np.ndarray, spec: ClassifierSpec, views
 
 def second_look(
     model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray,
-    face_p: np.ndarray, colour_p: np.ndarray, look: Look = SECOND_LOOK,
+    face_p: np.ndarray, colour_p: np.ndarray, look: Look = ReadPolicy().photo_look,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``face_p`` and ``colour_p`` with every die read inside ``look.band`` replaced by the
     mean over its crop and the look's extra views (one batched call).

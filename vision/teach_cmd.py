@@ -21,10 +21,10 @@ from vision.backends import BACKENDS, BackendUnavailable
 from vision.image_io import UnreadableImage, read_image
 from vision.labels_file import DatasetError, LabelledImage, LabelsError, load_labels
 from vision.manifest import ManifestError
+from vision.policy import Mode
 from vision.profile import ProfileError
 from vision.profile_store import ProfileFolder
 from vision.reader import load_reader
-from vision.stages import SECOND_LOOK
 from vision.teach import teach
 
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         except UnreadableImage as exc:
             return _fail(f"image {photo.path} cannot be read: {exc}")
     try:
-        reader = load_reader(args.models, backend=args.backend).with_look(SECOND_LOOK)
+        reader = load_reader(args.models, backend=args.backend).in_mode(Mode.PHOTO)
     except (ManifestError, BackendUnavailable, ValueError) as exc:
         return _fail(f"cannot load the models: {exc}")
     try:

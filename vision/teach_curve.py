@@ -25,8 +25,8 @@ from vision.datasets import load_dataset
 from vision.image_io import UnreadableImage, read_image
 from vision.labels_file import DatasetError, LabelledImage
 from vision.manifest import ManifestError
+from vision.policy import Mode
 from vision.reader import DiceReader, load_reader
-from vision.stages import SECOND_LOOK
 from vision.teach import HeldOut, score_reading, teach
 
 Photos = list[tuple[LabelledImage, np.ndarray]]
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         held_items = None if args.held is None else _of_design(load_dataset(args.held, args.held_split), args.design)
         if not items or (held_items is not None and not held_items):
             raise DatasetError(f"no photos of design {args.design!r}" if args.design else "no photos")
-        reader = load_reader(args.models).with_look(SECOND_LOOK)
+        reader = load_reader(args.models).in_mode(Mode.PHOTO)
         rng = np.random.default_rng(args.seed)
         items = [items[i] for i in rng.permutation(len(items))]
         if held_items is None:

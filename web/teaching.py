@@ -188,9 +188,9 @@ class Teacher:
         except Exception as exc:  # ManifestError, BackendUnavailable ...: say why, once
             self._reader_error = f"{type(exc).__name__}: {exc}"[:200]
             raise NoTeachingReader(reason=self._reader_error) from None
-        from vision.stages import SECOND_LOOK
+        from vision.policy import Mode
 
-        reader = reader.with_look(SECOND_LOOK)  # as `tableref teach` reads its photos
+        reader = reader.in_mode(Mode.PHOTO)  # as `tableref teach` reads its photos
         self._readers[role] = reader
         return reader
 

@@ -16,8 +16,8 @@ import vision.card_reader
 from vision.card_reader import CardReader, decided_by_corners, group_corners, merge_corners
 from vision.detections import CARD_RANKS, NOT_AN_INDEX, Detection
 from vision.manifest import ClassifierSpec, ManifestError
+from vision.policy import Mode
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, load_reader
-from vision.stages import SECOND_LOOK
 
 
 def frame() -> np.ndarray:
@@ -628,7 +628,7 @@ def test_only_a_photo_looks_for_cards_again_zoomed_out():
     cards, det = _zooming_card_reader(32)
     reader = DiceReader(tiny.manifest(), FakeDetector(), FakeClassifier(), cards=cards)
     assert reader.read(frame()).cards() == ()
-    assert len(reader.with_look(SECOND_LOOK).read(frame()).cards()) == 1
+    assert len(reader.in_mode(Mode.PHOTO).read(frame()).cards()) == 1
     assert [s[3] for s in det.shapes] == [tiny.IMGSZ, tiny.IMGSZ, 224]
 
 
@@ -744,7 +744,7 @@ def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
     boxes are no index: the rule on sure dice drops them."""
     import cv2
 
-    reader = load_reader(cards=True).with_look(SECOND_LOOK).with_card_imgsz(None)  # as tableref read reads it
+    reader = load_reader(cards=True).in_mode(Mode.PHOTO).with_card_imgsz(None)  # as tableref read reads it
     photo = cv2.imread(str(TRAY_PHOTO))
     corners = reader.cards.read_corners(photo, photo=True)
     assert len(corners.indices) >= 3

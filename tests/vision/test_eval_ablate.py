@@ -23,9 +23,9 @@ def tiny_set(tmp_path: Path) -> tuple[Path, Path]:
 def test_each_step_is_a_reader_view(tmp_path: Path) -> None:
     pytest.importorskip("onnx")
     from vision.reader import load_reader
-    from vision.stages import SECOND_LOOK
+    from vision.policy import Mode
 
-    reader = load_reader(tiny.build_onnx(tmp_path / "models")).with_look(SECOND_LOOK)
+    reader = load_reader(tiny.build_onnx(tmp_path / "models")).in_mode(Mode.PHOTO)
     assert ablated(reader, "vouching").skipped == frozenset({Step.VOUCHING}) and reader.skipped == frozenset()
     assert ablated(reader, "vouching").with_vocabulary(None).skipped == frozenset({Step.VOUCHING})  # views keep it
     looked = ablated(reader, "second-look")

@@ -251,7 +251,7 @@ def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_pa
     from vision.detections import DIE_FACES
     from vision.manifest import ReaderManifest
     from vision.reader import load_reader
-    from vision.stages import SECOND_LOOK
+    from vision.policy import Mode
     from web.cli import main
 
     assert main(["synth", "--out", str(tmp_path / "dice"), "--n", "6", "--seed", "4", "--workers", "1", "--quiet"]) == 0
@@ -271,7 +271,7 @@ def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_pa
     record = manifest.training["classifier"]["negatives"]
     assert record["conf"] == 0.01 and record["train"] + record["val"] > 0
     assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "dice-reader.json").detector.sha256
-    reader = load_reader(out).with_look(SECOND_LOOK)
+    reader = load_reader(out).in_mode(Mode.PHOTO)
     assert reader.rejects
     image = cv2.imread(str(next((tmp_path / "dice" / "images").iterdir())))
     assert all(d.face in DIE_FACES for d in reader.read(image).dice())

@@ -22,7 +22,6 @@ from vision.policy import (
     judge,
 )
 from vision.reader import DEFAULT_MODEL_DIR
-from vision.stages import CLOSER_LOOK, SECOND_LOOK
 
 
 def test_doctests() -> None:
@@ -61,8 +60,8 @@ def test_a_settled_faint_object_is_one_the_dice_detector_doubts() -> None:
 
 def test_each_mode_takes_its_look() -> None:
     p = ReadPolicy()
-    assert [p.look(m) for m in Mode] == [None, SECOND_LOOK, CLOSER_LOOK]
-    wider = replace(SECOND_LOOK, band=(0.3, 0.9))
+    assert [p.look(m) for m in Mode] == [None, p.photo_look, p.closer_look]
+    wider = replace(p.photo_look, band=(0.3, 0.9))
     assert replace(p, photo_look=wider).look(Mode.PHOTO) == wider
 
 

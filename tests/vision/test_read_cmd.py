@@ -14,8 +14,8 @@ import pytest
 from tests.vision import tiny_reader as tiny
 from vision.detections import DIE_FACES
 from vision.overlay import DEFAULT_STYLE
+from vision.policy import ReadPolicy
 from vision.read_cmd import add_arguments, annotated_path, banner, read_all, summary, with_dice_options
-from vision.stages import SECOND_LOOK
 from web.cli import main
 
 
@@ -142,7 +142,7 @@ def test_photos_get_the_second_look_unless_asked_not_to():
     add_arguments(parser)
     on = with_dice_options(tiny.fake_reader(), parser.parse_args(["a.jpg"]), "read")
     off = with_dice_options(tiny.fake_reader(), parser.parse_args(["--no-second-look", "a.jpg"]), "read")
-    assert on is not None and on.second_look == SECOND_LOOK
+    assert on is not None and on.second_look == ReadPolicy().photo_look
     assert off is not None and off.second_look is None
 
 

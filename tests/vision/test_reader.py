@@ -14,8 +14,8 @@ from tests.vision import tiny_reader as tiny
 from vision.backends import BackendUnavailable, available_backends, load_model
 from vision.detections import DIE_FACES, NOT_AN_INDEX, Reading
 from vision.manifest import ClassifierSpec, ManifestError, ReaderManifest
+from vision.policy import Mode, ReadPolicy
 from vision.reader import DEFAULT_MODEL_DIR, DiceReader, InvalidImage, as_bgr, load_reader
-from vision.stages import SECOND_LOOK
 from vision.vocabulary import Vocabulary
 
 EXPECTED = [  # left to right: (face, colour, uncertain)
@@ -241,9 +241,9 @@ def test_a_second_opinion_is_asked_about_unsure_dice_when_a_look_is_taken(tiny_d
     reader = load_reader(models, threads=1, precision="f32")
     assert reader.info["second_opinion"]["below"] == 0.9 and reader.info["second_opinion"]["sha256"]
     plain = [(d.face, round(d.score, 2)) for d in reader.read(tiny.scene()).dice()]
-    looked = [(d.face, round(d.score, 2)) for d in reader.with_look(SECOND_LOOK).read(tiny.scene()).dice()]
+    looked = [(d.face, round(d.score, 2)) for d in reader.in_mode(Mode.PHOTO).read(tiny.scene()).dice()]
     alone = [(d.face, round(d.score, 2)) for d in
-             reader.without_second_opinion().with_look(SECOND_LOOK).read(tiny.scene()).dice()]
+             reader.without_second_opinion().in_mode(Mode.PHOTO).read(tiny.scene()).dice()]
     grey = next(i for i, (face, score) in enumerate(alone) if score < 0.5)
     # A live frame (no look) never asks it; with a look only the unsure grey die is asked,
     # and the two readings are averaged: the second opinion's sure 3 against a three-way tie.
@@ -298,8 +298,8 @@ def test_a_die_unsure_of_its_face_alone_lists_the_faces_it_may_show() -> None:
 
 
 def test_a_box_the_classifier_reads_as_no_die_is_left_out_of_a_photo():
-    plain = tiny.fake_reader().with_look(SECOND_LOOK).read(tiny.scene()).dice()
-    rejecting = tiny.rejecting_reader(red_none=0.9).with_look(SECOND_LOOK)
+    plain = tiny.fake_reader().in_mode(Mode.PHOTO).read(tiny.scene()).dice()
+    rejecting = tiny.rejecting_reader(red_none=0.9).in_mode(Mode.PHOTO)
     kept = rejecting.read(tiny.scene()).dice()
     red = next(d for d in plain if d.face == "wheel")
     others = [d for d in plain if d != red]
@@ -312,7 +312,7 @@ def test_a_box_the_classifier_reads_as_no_die_is_left_out_of_a_photo():
 
 def test_a_box_that_may_be_no_die_keeps_its_face_in_a_photo_but_reads_unsure():
     # p(no die) 0.7 is under the drop line (0.8): the die stays, its faces sharing the other 0.3
-    dice = tiny.rejecting_reader(red_none=0.7, threshold=0.2).with_look(SECOND_LOOK).read(tiny.scene()).dice()
+    dice = tiny.rejecting_reader(red_none=0.7, threshold=0.2).in_mode(Mode.PHOTO).read(tiny.scene()).dice()
     red = next(d for d in dice if d.colour == "red")
     assert red.face == "wheel" and red.score == pytest.approx(0.3, abs=0.01) and red.uncertain
 
@@ -338,7 +338,7 @@ def test_a_doubted_box_the_classifier_vouches_for_reads_sure():
     it surely and as no die with p 0.01 vouches for it, in a live frame and in a photo."""
     plain = next(d for d in tiny.fake_reader().read(tiny.scene()).dice() if d.colour == "red")
     assert plain.uncertain and plain.box_score == pytest.approx(0.40, abs=1e-3)
-    for reader in (tiny.rejecting_reader(red_none=0.01), tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)):
+    for reader in (tiny.rejecting_reader(red_none=0.01), tiny.rejecting_reader(red_none=0.01).in_mode(Mode.PHOTO)):
         red = next(d for d in reader.read(tiny.scene()).dice() if d.colour == "red")
         assert red.face == "wheel" and not red.uncertain and red.box_score == 0.5
 
@@ -382,7 +382,7 @@ def test_a_box_under_the_floor_is_a_die_only_when_the_classifier_vouches_for_it(
     def red(reader: DiceReader) -> list[tuple[str, bool, float | None]]:
         return [(d.face, d.uncertain, d.box_score) for d in reader.read(tiny.scene()).dice() if d.colour == "red"]
 
-    for look in (None, SECOND_LOOK):
+    for look in (None, ReadPolicy().photo_look):
         def floored(red_none: float, floor: float | None) -> DiceReader:
             reader = _floored(tiny.rejecting_reader(red_none=red_none), 0.45, floor)
             return reader if look is None else reader.with_look(look)
@@ -443,7 +443,7 @@ def _large_die_and_pieces() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def test_a_photo_leaves_out_the_pieces_of_a_large_die():
     boxes, p, colours = _large_die_and_pieces()
     scores = np.array([0.9, 0.6, 0.5, 0.9])
-    photo = tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)
+    photo = tiny.rejecting_reader(red_none=0.01).in_mode(Mode.PHOTO)
     assert [d.face for d in photo.label_dice(boxes, p, colours, scores)] == ["5", "6"]
     # a live frame lists every box: the settler votes over frames, and the count of dice in play checks it
     assert len(tiny.rejecting_reader(red_none=0.01).label_dice(boxes, p, colours, scores)) == 4
@@ -452,7 +452,7 @@ def test_a_photo_leaves_out_the_pieces_of_a_large_die():
 def test_a_photo_leaves_out_a_box_that_holds_two_sure_dice():
     boxes, p, colours = _large_die_and_pieces()
     p[1], p[2] = p[3], p[3]  # the pieces are dice read surely: the large box is a cluster of them
-    photo = tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)
+    photo = tiny.rejecting_reader(red_none=0.01).in_mode(Mode.PHOTO)
     dice = photo.label_dice(boxes, p, colours, np.array([0.9, 0.6, 0.5, 0.9]))
     assert [d.box[0] for d in dice] == [140, 190, 300]
 
@@ -460,7 +460,7 @@ def test_a_photo_leaves_out_a_box_that_holds_two_sure_dice():
 def test_a_box_read_as_no_die_leaves_what_it_holds():
     boxes, p, colours = _large_die_and_pieces()
     p[0, 4], p[0, -1] = 0.05, 0.95  # the large box is no die: the unsure boxes in it stay, unsure
-    photo = tiny.rejecting_reader(red_none=0.01).with_look(SECOND_LOOK)
+    photo = tiny.rejecting_reader(red_none=0.01).in_mode(Mode.PHOTO)
     dice = photo.label_dice(boxes, p, colours, np.array([0.9, 0.6, 0.5, 0.9]))
     assert [(d.box[0], d.uncertain) for d in dice] == [(140, True), (190, True), (300, False)]
 
@@ -471,6 +471,6 @@ def test_a_photo_is_detected_at_the_photo_input_size_and_a_live_frame_at_its_own
     reader = DiceReader(replace(base.manifest, detector=det), tiny.FakeDetector(), tiny.FakeClassifier())
     reader.read(tiny.scene())  # live: the manifest's imgsz (416 on the long side)
     assert reader.detector.inputs[-1][0] == (1, 3, 320, 416)
-    photo = reader.with_look(SECOND_LOOK)
+    photo = reader.in_mode(Mode.PHOTO)
     photo.read(tiny.scene())  # a photo: 640 on the long side
     assert photo.detector.inputs[-1][0][2:] == (480, 640)

@@ -12,12 +12,10 @@ from dataclasses import replace
 
 from vision.detections import DIE_FACES, Detection
 from vision.manifest import SPECIALIST_NAME, ClassifierSpec, DetectorSpec, ManifestError, ReaderManifest
+from vision.policy import Look, Mode, ReadPolicy
 from vision.reader import DiceReader
 from vision.stages import (
-    CLOSER_LOOK,
-    SECOND_LOOK,
     BoxesFound,
-    Look,
     ask_specialist,
     classify_crops,
     detect_boxes,
@@ -29,6 +27,8 @@ from vision.stages import (
     view_boxes,
 )
 
+PHOTO_LOOK = ReadPolicy().photo_look
+
 
 def boxes() -> np.ndarray:
     return np.array([b for b, _, _ in tiny.DICE], np.float32)
@@ -37,16 +37,16 @@ def boxes() -> np.ndarray:
 def test_only_dice_read_inside_the_band_are_looked_at_again() -> None:
     model, spec, image = tiny.FakeClassifier(), tiny.manifest().classifier, tiny.scene()
     face_p, colour_p = classify_crops(model, spec, image, boxes())
-    again_f, again_c = second_look(model, spec, image, boxes(), face_p, colour_p, Look((0.3, 0.9), SECOND_LOOK.views))
+    again_f, again_c = second_look(model, spec, image, boxes(), face_p, colour_p, Look((0.3, 0.9), PHOTO_LOOK.views))
     grey = 3  # the grey die is a three-way tie (1/3); the coloured ones read > 0.99
-    assert model.calls == [(4, 3, 48, 48), (len(SECOND_LOOK.views), 3, 48, 48)]
+    assert model.calls == [(4, 3, 48, 48), (len(PHOTO_LOOK.views), 3, 48, 48)]
     unchanged = [i for i in range(4) if i != grey]
     assert np.array_equal(again_f[unchanged], face_p[unchanged])
     assert np.array_equal(again_c[unchanged], colour_p[unchanged])
     assert again_f[grey].sum() == pytest.approx(1.0, abs=1e-5)  # still a distribution
     assert not np.array_equal(again_f[grey], face_p[grey])  # its mean over three crops (black edges show)
     assert face_p[grey].max() < 0.9  # the input is left as it was
-    assert SECOND_LOOK.band[0] > 1 / 3  # by default the tie is too unsure to look at again
+    assert PHOTO_LOOK.band[0] > 1 / 3  # by default the tie is too unsure to look at again
     second_look(model, spec, image, boxes(), face_p, colour_p)
     assert len(model.calls) == 2
 
@@ -64,11 +64,11 @@ def test_the_reader_looks_twice_only_when_asked() -> None:
     reader = tiny.fake_reader()
     reader.read(tiny.scene())
     assert reader.classifier.calls == [(4, 3, 48, 48)] and reader.info["second_look_band"] is None
-    reader = reader.with_look(Look((0.3, 0.9), SECOND_LOOK.views))  # wide enough for the grey tie
-    assert reader.without_cards().second_look == Look((0.3, 0.9), SECOND_LOOK.views)
+    reader = reader.with_look(Look((0.3, 0.9), PHOTO_LOOK.views))  # wide enough for the grey tie
+    assert reader.without_cards().second_look == Look((0.3, 0.9), PHOTO_LOOK.views)
     assert reader.info["second_look_views"] == 2
     grey = [d for d in reader.read(tiny.scene()).dice() if d.colour is None or d.score < 0.9]
-    assert reader.classifier.calls[-1] == (len(SECOND_LOOK.views), 3, 48, 48) and len(grey) == 1
+    assert reader.classifier.calls[-1] == (len(PHOTO_LOOK.views), 3, 48, 48) and len(grey) == 1
 
 
 def test_a_look_shifts_and_scales_its_extra_crops() -> None:
@@ -82,14 +82,14 @@ def test_a_look_shifts_and_scales_its_extra_crops() -> None:
 def test_the_closer_look_reads_every_unsure_die_from_all_its_views() -> None:
     model, spec, image = tiny.FakeClassifier(), tiny.manifest().classifier, tiny.scene()
     face_p, colour_p = classify_crops(model, spec, image, boxes())
-    second_look(model, spec, image, boxes(), face_p, colour_p, CLOSER_LOOK)
-    assert model.calls[-1] == (len(CLOSER_LOOK.views), 3, 48, 48)  # the grey tie, six more crops
+    second_look(model, spec, image, boxes(), face_p, colour_p, ReadPolicy().closer_look)
+    assert model.calls[-1] == (len(ReadPolicy().closer_look.views), 3, 48, 48)  # the grey tie, six more crops
 
 
 @pytest.mark.parametrize("band", [(0.9, 0.5), (-0.1, 0.5), (0.5, 1.5)])
 def test_a_look_with_a_band_outside_0_1_is_refused(band) -> None:
     with pytest.raises(ValueError, match="band"):
-        Look(band, SECOND_LOOK.views)
+        Look(band, PHOTO_LOOK.views)
     with pytest.raises(ValueError, match="view"):
         Look((0.5, 0.9), ())
 
@@ -184,8 +184,8 @@ def test_with_a_look_the_specialist_reads_every_view_and_averages() -> None:
     p = np.zeros((2, len(DIE_FACES)), np.float32)
     p[:, DIE_FACES.index("プ")] = 1.0
     model = ByCall()
-    out = ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:2], p, look=SECOND_LOOK)
-    assert model.calls == [(2 * (1 + len(SECOND_LOOK.views)), 3, 48, 48)]
+    out = ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:2], p, look=PHOTO_LOOK)
+    assert model.calls == [(2 * (1 + len(PHOTO_LOOK.views)), 3, 48, 48)]
     assert np.allclose(out[:, [DIE_FACES.index("プ"), DIE_FACES.index("2")]], [[1 / 3, 2 / 3]] * 2)
 
 
@@ -195,8 +195,8 @@ def test_a_specialist_cuts_its_own_crops_at_its_own_size() -> None:
     p = np.zeros((2, len(DIE_FACES)), np.float32)
     p[:, DIE_FACES.index("プ")] = 1.0
     model = FakeSpecialist()
-    ask_specialist(model, big, DIE_FACES, tiny.scene(), boxes()[:2], p, look=SECOND_LOOK)
-    assert model.calls == [(2 * (1 + len(SECOND_LOOK.views)), 3, 80, 80)]
+    ask_specialist(model, big, DIE_FACES, tiny.scene(), boxes()[:2], p, look=PHOTO_LOOK)
+    assert model.calls == [(2 * (1 + len(PHOTO_LOOK.views)), 3, 80, 80)]
     reader = DiceReader(replace(tiny.manifest(), specialists=(big,)), tiny.FakeDetector(), tiny.FakeClassifier(),
                         specialists=(model,))
     model.calls.clear()
@@ -380,7 +380,7 @@ def test_the_committed_reader_reads_no_die_on_a_card_table_it_sees_whole() -> No
     from vision.synth.writer import scene_rng
 
     scene = render_card_scene(scene_rng(71, 108), CardSceneConfig(width=2560, height=1920))
-    reader = load_reader(cards=True).with_look(SECOND_LOOK)
+    reader = load_reader(cards=True).in_mode(Mode.PHOTO)
     reading, indices = reader.read_detailed(scene.image)
     assert [o.face for o in reading.objects if o.kind == "die"] == []
     assert {o.face for o in reading.objects if o.kind == "card" and not o.uncertain} <= {"2C", "4S", "6D"}
@@ -466,7 +466,7 @@ def test_only_a_photo_is_looked_at_closer() -> None:
     live = DiceReader(replace(m, detector=spec), model, FakeClassifier())
     photo = np.zeros((1800, 2400, 3), np.uint8)
     assert len(live.detect(photo).boxes) == 0 and len(model.shapes) == 1
-    assert len(live.with_look(SECOND_LOOK).detect(photo).boxes) == 1
+    assert len(live.in_mode(Mode.PHOTO).detect(photo).boxes) == 1
 
 
 def test_zoom_in_is_kept_in_the_manifest_only_when_set() -> None:
