@@ -55,7 +55,6 @@ from vision.stages import (
     MIN_BOX_SIDE,
     BoxesFound,
     classify_crops,
-    ENLARGE,
     detect_at_scale,
     holds_a_card_index,
     holds_a_die,
@@ -373,10 +372,10 @@ class DiceReader:
         spec = self.manifest.detector
         if self.reads_photos and spec.still_imgsz != spec.imgsz:
             spec = replace(spec, imgsz=spec.still_imgsz)
-        found = detect_at_scale(self.detector, spec, image, self.reads_photos, cards, ENLARGE)
+        found = detect_at_scale(self.detector, spec, image, self.reads_photos, cards, self.policy.dice.enlarge)
         if Step.CROSS_CHECKS in self.skipped:
             return found
-        return found.without(holds_a_card_index(found.boxes, cards))
+        return found.without(holds_a_card_index(found.boxes, cards, self.policy.dice.index_of_a_card))
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Face and colour probabilities for each box (:meth:`classify_base`), recalibrated by
@@ -426,7 +425,7 @@ class DiceReader:
             face_p, colour_p = second_look(model, spec, image, boxes, face_p, colour_p, self.second_look)
         for specialist, specialist_spec in zip(self.specialists, self.manifest.specialists):
             face_p = ask_specialist(specialist, specialist_spec, spec.faces, image, boxes, face_p,
-                                    look=self.second_look)
+                                    self.policy.dice.specialist_min_mass, self.second_look)
         return face_p, colour_p
 
     def label_dice(
@@ -448,7 +447,8 @@ class DiceReader:
             keep = (none < self.policy.dice.no_die_drop if Step.NO_DIE_DROP not in self.skipped
                     else np.ones(len(none), bool))
             if Step.PIECES_AND_CLUSTERS not in self.skipped:
-                keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold)
+                keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold,
+                                             self.policy.dice)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
             box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         raw_scores = None if box_scores is None else np.asarray(box_scores, np.float32)
@@ -583,7 +583,8 @@ class DiceReader:
             face_p, colour_p = face_p[hopeful], colour_p[hopeful]
         dice = self.label_dice(found.boxes, face_p, colour_p, found.scores, found.boxes)
         if corners is not None and self.cards is not None and indices and Step.CROSS_CHECKS not in self.skipped:
-            on_dice = holds_a_die(np.array([i.box for i in indices], np.float64), dice)
+            index_boxes = np.array([i.box for i in indices], np.float64)
+            on_dice = holds_a_die(index_boxes, dice, self.policy.cards.die_in_an_index)
             if on_dice.any():
                 corners = corners.without(on_dice)
                 indices, cards = corners.indices, self.cards.merge(corners, image)

@@ -16,7 +16,7 @@ from vision.calibration import tempered
 from vision.crops import crop_batch
 from vision.detections import Detection
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
-from vision.policy import Look, ReadPolicy, View
+from vision.policy import CardKnobs, DiceKnobs, Look, ReadPolicy, View
 
 MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
 
@@ -111,9 +111,6 @@ def detect_zoomed_out(
     return _merged(spec, first, second, add & ~holds_a_card(second.boxes, cards))
 
 
-ENLARGE = 1.5  # the dice reader's closer pass on a photo that is not wide, times its input
-
-
 def detect_zoomed_in(
     model: Model, spec: DetectorSpec, image: np.ndarray, found: BoxesFound, enlarge: float | None = None,
 ) -> BoxesFound:
@@ -125,11 +122,10 @@ def detect_zoomed_in(
     A wide photo from a phone (4000 px across, say) shows each die in 60-150 px, but
     letterboxed to 640 px they are 10-25 px, under what the detector finds reliably. It is
     detected again at twice the input, where the dice are the size it knows and the photo
-    still has the pixels. With ``enlarge`` (the dice reader's :data:`ENLARGE`), a photo with
-    fewer pixels, from a webcam set far from the table, is detected again at that many times
-    the input: the enlarged dice
-    fill more of the detector's cells, and on the foreign yardstick 82 % of the dice are
-    found instead of 78 %, no box lost on close-ups, wide photos or the real tray. It costs
+    still has the pixels. With ``enlarge`` (the dice reader's: :class:`~vision.policy.DiceKnobs`),
+    a photo with fewer pixels, from a webcam set far from the table, is detected again at
+    that many times the input: the enlarged dice fill more of the detector's cells, and on
+    the foreign yardstick 82 % of the dice are found instead of 78 %, no box lost on close-ups, wide photos or the real tray. It costs
     about 2.3-4 times the first pass, so only photos take it, never a live frame.
     """
     if spec.zoom_in_below is None:
@@ -190,12 +186,9 @@ def holds_a_card(boxes: np.ndarray, cards: Sequence[Detection]) -> np.ndarray:
     return out
 
 
-INDEX_OF_A_CARD = 0.25
-"""A corner index is under a fifth of its card's long side; a die's box holding a whole index
-this much smaller than itself is that card (see :func:`holds_a_card_index`)."""
-
-
-def holds_a_card_index(boxes: np.ndarray, cards: Sequence[Detection], smaller: float = INDEX_OF_A_CARD) -> np.ndarray:
+def holds_a_card_index(
+    boxes: np.ndarray, cards: Sequence[Detection], smaller: float = DiceKnobs().index_of_a_card,
+) -> np.ndarray:
     """Which ``boxes`` hold nine tenths or more of a sure corner index (or card) among
     ``cards``, or of two unsure ones, whose side is under ``smaller`` times their own.
 
@@ -229,12 +222,9 @@ def holds_a_card_index(boxes: np.ndarray, cards: Sequence[Detection], smaller: f
     return held[:, sure].any(axis=1) | (held[:, ~sure].sum(axis=1) >= 2)
 
 
-DIE_IN_AN_INDEX = 0.8
-"""The share of a sure die's box inside a corner-index box that makes that index no index
-(see :func:`holds_a_die`)."""
-
-
-def holds_a_die(index_boxes: np.ndarray, dice: Sequence[Detection], held: float = DIE_IN_AN_INDEX) -> np.ndarray:
+def holds_a_die(
+    index_boxes: np.ndarray, dice: Sequence[Detection], held: float = CardKnobs().die_in_an_index,
+) -> np.ndarray:
     """Which ``index_boxes`` (corner indices the card reader found) hold ``held`` or more of
     the box of a die among ``dice`` read sure.
 
@@ -255,20 +245,16 @@ def holds_a_die(index_boxes: np.ndarray, dice: Sequence[Detection], held: float 
     return held_by(sure, index_boxes, held).any(axis=0)
 
 
-PIECE_HELD = 0.8
-"""The share of a box's area inside a larger one that makes it part of what that box shows."""
-PIECE_SMALLER = 0.6
-"""A box is a piece of another only when its side is under this share of the other's: dice
-side by side are about one size."""
-
-
-def pieces_and_clusters(boxes: np.ndarray, dice: np.ndarray, sure: np.ndarray) -> np.ndarray:
+def pieces_and_clusters(
+    boxes: np.ndarray, dice: np.ndarray, sure: np.ndarray, knobs: DiceKnobs = DiceKnobs(),
+) -> np.ndarray:
     """Which ``boxes`` to leave out of a photo's dice, once read: ``dice`` marks the boxes
     the classifier keeps as dice, ``sure`` those it reads surely.
 
-    A die never holds another die. A box held (``PIECE_HELD`` of its area) by one larger
-    (by ``PIECE_SMALLER``) is either a piece of a large die, which the detector cut up (a
-    face, a pip), or one of a cluster of dice that the detector took for a single large die.
+    A die never holds another die. A box held (``knobs.piece_held`` of its area) by one
+    larger (its side under ``knobs.piece_smaller`` of the other's) is either a piece of a
+    large die, which the detector cut up (a face, a pip), or one of a cluster of dice that
+    the detector took for a single large die.
     A box that holds two or more sure dice is such a cluster, and is left out. Else a box
     held by a die, and not itself read surely, is a piece of it, and is left out. A sure
     die in another die is left as it is: one of the two is wrong, and the reader cannot tell
@@ -285,8 +271,8 @@ def pieces_and_clusters(boxes: np.ndarray, dice: np.ndarray, sure: np.ndarray) -
         return np.zeros(len(boxes), bool)
     sides = _sides(boxes)
     # held[i, j]: box i is inside box j, and smaller
-    held = held_by(boxes, boxes, PIECE_HELD) & (
-        sides[:, None] < PIECE_SMALLER * sides[None])
+    held = held_by(boxes, boxes, knobs.piece_held) & (
+        sides[:, None] < knobs.piece_smaller * sides[None])
     cluster = (held & (dice & sure)[:, None]).sum(axis=0) >= 2
     piece = (held & (dice & ~cluster)[None]).any(axis=1) & ~(dice & sure)
     return cluster | piece
@@ -374,14 +360,9 @@ def second_look(
     return face_p, colour_p
 
 
-SPECIALIST_MIN_MASS = 0.2
-"""Dice whose classifier probability for the specialist's faces adds up to less than this
-are not shown to the specialist: however it shared that out, the face would not change."""
-
-
 def ask_specialist(
     model: Model, spec: ClassifierSpec, faces: Sequence[str], image: np.ndarray, boxes: np.ndarray,
-    face_p: np.ndarray, min_mass: float = SPECIALIST_MIN_MASS, look: Look | None = None,
+    face_p: np.ndarray, min_mass: float = DiceKnobs().specialist_min_mass, look: Look | None = None,
 ) -> np.ndarray:
     """``face_p`` (columns: ``faces``) with the probability the classifier gives the
     specialist's faces (``spec.faces``, e.g. ブ and プ) shared out again as the specialist
