@@ -17,22 +17,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from vision.detections import CARD_RANKS, CARD_SUITS, Detection
-
-#: A face an unsure die (or card) may show, for a verdict that must hold whatever it shows:
-#: any face the classifier gives at least this probability, when those faces hold at least
-#: ALTERNATIVE_MASS of it together (else the die has no alternatives, and asks for a
-#: re-read). Chosen on validation photos: of 722 dice unsure of their face alone, 689 kept
-#: alternatives and the true face was outside them for 3.
-ALTERNATIVE_FLOOR = 0.02
-ALTERNATIVE_MASS = 0.8
+from vision.policy import AlternativeKnobs
 
 
 def face_alternatives(
-    faces: Sequence[str], probabilities: np.ndarray, floor: float = ALTERNATIVE_FLOOR, mass: float = ALTERNATIVE_MASS
+    faces: Sequence[str], probabilities: np.ndarray, knobs: AlternativeKnobs = AlternativeKnobs(),
 ) -> tuple[str, ...]:
-    """The faces with at least ``floor`` probability, likeliest first; none when together
-    they hold less than ``mass`` (the rest is spread thin, or on faces the table's dice
-    cannot show).
+    """The faces with at least ``knobs.floor`` probability, likeliest first; none when
+    together they hold less than ``knobs.mass`` (the rest is spread thin, or on faces the
+    table's dice cannot show; the values: :class:`~vision.policy.AlternativeKnobs`).
 
     >>> face_alternatives(("4", "5", "6"), np.array([0.55, 0.01, 0.44]))
     ('4', '6')
@@ -40,26 +33,25 @@ def face_alternatives(
     ()
     """
     p = np.asarray(probabilities, np.float64)
-    order = _likely(p, floor)
-    if p[order].sum() < mass:
+    order = _likely(p, knobs.floor)
+    if p[order].sum() < knobs.mass:
         return ()
     return tuple(faces[j] for j in order)
 
 
 def card_alternatives(
-    rank_p: np.ndarray, suit_p: np.ndarray, floor: float = ALTERNATIVE_FLOOR, mass: float = ALTERNATIVE_MASS,
-    most: int = 16,
+    rank_p: np.ndarray, suit_p: np.ndarray, knobs: AlternativeKnobs = AlternativeKnobs(), most: int = 16,
 ) -> tuple[str, ...]:
     """Every card (rank and suit) an unsure corner index may show, likeliest first: the ranks
-    and the suits with at least ``floor`` probability each, when both lists hold ``mass``
-    together; none when they do not, or make more than ``most`` cards.
+    and the suits with at least ``knobs.floor`` probability each, when both lists hold
+    ``knobs.mass`` together; none when they do not, or make more than ``most`` cards.
 
     >>> card_alternatives(np.array([0.9] + [0.1 / 12] * 12), np.array([0.55, 0.0, 0.0, 0.45]))
     ('AS', 'AC')
     """
     p_rank, p_suit = np.asarray(rank_p, np.float64)[: len(CARD_RANKS)], np.asarray(suit_p, np.float64)
-    ranks, suits = _likely(p_rank, floor), _likely(p_suit, floor)
-    if p_rank[ranks].sum() * p_suit[suits].sum() < mass or len(ranks) * len(suits) > most:
+    ranks, suits = _likely(p_rank, knobs.floor), _likely(p_suit, knobs.floor)
+    if p_rank[ranks].sum() * p_suit[suits].sum() < knobs.mass or len(ranks) * len(suits) > most:
         return ()
     pairs = sorted(((r, s) for r in ranks for s in suits), key=lambda rs: -p_rank[rs[0]] * p_suit[rs[1]])
     return tuple(CARD_RANKS[r] + CARD_SUITS[s] for r, s in pairs)

@@ -249,7 +249,8 @@ class CardReader:
                     score=score,
                     uncertain=bool(judged.uncertain),
                     box_score=None if box_scores is None else round(float(box_scores[i]), 4),
-                    alternatives=card_alternatives(rank_p[i], suit_p[i]) if judged.face_alone else (),
+                    alternatives=(card_alternatives(rank_p[i], suit_p[i], self.policy.alternatives)
+                                  if judged.face_alone else ()),
                 )
             )
         return rows, tuple(out)
@@ -349,7 +350,7 @@ class CardReader:
             face = CARD_RANKS[r] + CARD_SUITS[s]
             uncertain = bool(judge(score, self.threshold, unsure_views, suits_differ).uncertain)
             # What an unsure card may show: the two views' joint reading, and each corner's own.
-            joint = card_alternatives(ranks, suits) if uncertain else ()
+            joint = card_alternatives(ranks, suits, self.policy.alternatives) if uncertain else ()
             cards.append(Detection(
                 kind="card", face=face, colour=None, box=_union(views), score=min(1.0, score), uncertain=uncertain,
                 alternatives=unsure_faces([face, *joint, *(c.face for c in views)], views) if joint else (),

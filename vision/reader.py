@@ -493,7 +493,8 @@ class DiceReader:
                     score=min(1.0, max(0.0, score)),
                     uncertain=bool(judged.uncertain[i]),
                     box_score=None if box_scores is None else round(float(box_scores[i]), 4),
-                    alternatives=face_alternatives(reported, merged[i]) if judged.face_alone[i] else (),
+                    alternatives=(face_alternatives(reported, merged[i], self.policy.alternatives)
+                                  if judged.face_alone[i] else ()),
                 )
             )
         return tuple(out)
