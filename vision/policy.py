@@ -304,6 +304,8 @@ class SettleConfig:
     ``image_still_tol`` grey levels) for this many frames spanning this long, and the
     readings have not settled in that time because they flicker, the scene settles all the
     same (:meth:`vision.settle.Settler.update`, step 5 of its module's list); None: never.
+    It votes over the still picture's latest ``flicker_window`` frames, and an object seen in
+    fewer than ``flicker_present`` of them is uncertain (:func:`vision.settle.flicker_vote`).
     """
 
     stable_frames: int = 5
@@ -320,6 +322,8 @@ class SettleConfig:
     image_still_tol: float = 8.0
     flicker_frames: int | None = 12
     flicker_s: float = 0.8
+    flicker_window: int = 45
+    flicker_present: float = 0.8
 
     def __post_init__(self) -> None:
         if self.stable_frames < 1:
@@ -332,6 +336,9 @@ class SettleConfig:
             raise PolicyError("settle: move_frac must be positive")
         if self.faint_memory < 0:
             raise PolicyError("settle: faint_memory must be 0 or more frames")
+        if self.flicker_window < 1:
+            raise PolicyError("settle: flicker_window must be at least 1 frame")
+        _score("settle", "flicker_present", self.flicker_present, open_low=True)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ misreads a face. :class:`Settler` watches the stream of readings and emits a
    still for ``flicker_frames`` frames (``flicker_s`` seconds) that the readings never
    settled on settles anyway, from the frames of that stillness: the objects of the
    latest frame with the most common (non-zero) count, each voted over the frames it was
-   seen in, and uncertain unless seen in ``FLICKER_PRESENT`` of them
+   seen in, and uncertain unless seen in ``flicker_present`` of them
    (:func:`flicker_vote`). Once per still picture, and only when the readings emitted
    nothing during it.
 
@@ -61,12 +61,9 @@ from vision.policy import SettleConfig, judge
 from vision.stillness import moved, thumbnail
 
 
-# flicker_vote(): an object seen in fewer of the still picture's frames than this is uncertain.
-FLICKER_PRESENT = 0.8
-# How many of a still picture's latest frames flicker_vote() weighs.
-FLICKER_WINDOW = 45
-
 # nested(): the part is at most this share of the whole's area, and this share of it is inside.
+# Geometry of "one box is a part of another", like the card finders' spans, not a decision
+# about what was read: it stays here, not in the read policy.
 NESTED_AREA = 0.5
 NESTED_INSIDE = 0.8
 
@@ -383,13 +380,13 @@ def fold_card_closer(settled: SettledReading, closer: Sequence[Detection]) -> Se
 @dataclass
 class _StillPicture:
     """The frames since the picture last moved: the first one's thumbnail, when it came,
-    the readings' objects of the latest :data:`FLICKER_WINDOW` frames, how many frames in
+    the readings' objects of the latest ``flicker_window`` frames, how many frames in
     all, whether the picture is decided (by the readings or by :func:`flicker_vote`) and
     whether :func:`flicker_vote` emitted it."""
 
     first: np.ndarray | None = None
     start_t: float = 0.0
-    frames: deque[tuple[Detection, ...]] = field(default_factory=lambda: deque(maxlen=FLICKER_WINDOW))
+    frames: deque[tuple[Detection, ...]] = field(default_factory=deque)
     count: int = 0
     done: bool = False
     by_flicker: bool = False
@@ -403,7 +400,7 @@ def flicker_vote(
     common count but zero (ties: the larger count), each voted over its reads in every frame
     (:func:`vote_track`; a partner as :func:`pair_still` finds it, or for a card one
     :func:`nested` with it, the same card grouped otherwise). An object seen in fewer than
-    :data:`FLICKER_PRESENT` of the frames is uncertain, with no alternatives: it may not be
+    ``flicker_present`` of the frames is uncertain, with no alternatives: it may not be
     there at all. One mostly faint is left out, as a settled run leaves it out.
 
     >>> two = (Detection("card", "2H", None, (10, 10, 22, 30), 0.95), Detection("card", "2S", None, (60, 10, 72, 30), 0.9))
@@ -433,7 +430,7 @@ def flicker_vote(
     for obj, track in zip(anchor, tracks):
         if 2 * sum(is_faint(o, config) for o in track) > len(track):
             continue
-        det, vote = vote_track(track, config, absent=len(track) < FLICKER_PRESENT * len(frames))
+        det, vote = vote_track(track, config, absent=len(track) < config.flicker_present * len(frames))
         decided.append((replace(det, box=obj.box), vote))
     return decided
 
@@ -480,7 +477,12 @@ class Settler:
         self._faint_spots: deque[tuple[int, Box]] = deque()
         self._emitted_run = False  # the current still run has been decided already
         self._emitted: tuple[Detection, ...] | None = None
-        self._still = _StillPicture()
+        self._still = self._new_still()
+
+    def _new_still(self, first: np.ndarray | None = None, start_t: float = 0.0) -> _StillPicture:
+        """A still picture starting with the thumbnail ``first`` at ``start_t``, keeping the
+        readings of its latest ``flicker_window`` frames."""
+        return _StillPicture(first, start_t, deque(maxlen=self.config.flicker_window))
 
     @property
     def progress(self) -> float:
@@ -512,7 +514,7 @@ class Settler:
         self._faint_spots.clear()
         self._emitted_run = False
         self._emitted = None
-        self._still = _StillPicture()
+        self._still = self._new_still()
 
     def update(
         self,
@@ -543,11 +545,11 @@ class Settler:
         cfg, still = self.config, self._still
         if not isinstance(image, np.ndarray) or cfg.flicker_frames is None:  # passed through only
             if still.count:
-                self._still = _StillPicture()
+                self._still = self._new_still()
             return
         picture = thumbnail(image)
         if still.first is None or moved(still.first, picture, cfg.image_still_tol):
-            self._still = still = _StillPicture(first=picture, start_t=t)
+            self._still = still = self._new_still(picture, t)
         still.frames.append(tuple(objects))
         still.count += 1
 

@@ -83,6 +83,8 @@ def test_each_mode_takes_its_look() -> None:
     (lambda: AlternativeKnobs(mass=1.2), "mass"),
     (lambda: SettleConfig(faint_memory=-1), "faint_memory"),
     (lambda: SettleConfig(stable_frames=8, flicker_frames=4), "flicker_frames"),
+    (lambda: SettleConfig(flicker_window=0), "flicker_window"),
+    (lambda: SettleConfig(flicker_present=0.0), "flicker_present"),
     (lambda: ReadPolicy(card_detector=DetectorKnobs(vouch_floor=0.1)), "vouch_floor"),
     (lambda: ReadPolicy(dice=CardKnobs()), "dice"),
 ])
