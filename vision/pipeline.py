@@ -41,7 +41,7 @@ import numpy as np
 from vision.camera import Camera, CameraStatus, Frame, Opener
 from vision.detections import Detection, Reading
 from vision.overlay import DEFAULT_STYLE, OverlayStyle, draw_overlay, draw_placard, encode_jpeg, find_cjk_font
-from vision.policy import Mode
+from vision.policy import CardKnobs, DiceKnobs, Mode, ReadPolicy
 from vision.settle import SettleConfig, SettledReading, Settler, SettleState, fold_card_closer, fold_closer
 
 log = logging.getLogger(__name__)
@@ -155,19 +155,14 @@ def _dice_only(reader: Reader) -> Reader:
     return reader.without_cards() if getattr(reader, "cards", None) is not None else reader  # type: ignore[attr-defined]
 
 
-FOREIGN_BELOW = 0.2
-"""On a table waiting for one game, a die whose up face scores under this on every face
-of that game's dice is not one of them (a stray die, a speck the detector doubts)."""
-
-
 def _foreign(obj: Detection, below: float) -> bool:
     return obj.kind == "die" and obj.score < below
 
 
-def own_dice(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) -> Reading:
+def own_dice(reading: Reading, vocabulary: Any, below: float = DiceKnobs().foreign_below) -> Reading:
     """``reading`` without the dice that are none of the game's dice (face score under
-    ``below`` with the game's ``vocabulary``; without one, nothing is dropped): what a
-    table shows of a frame.
+    ``below``, the policy's ``foreign_below``, with the game's ``vocabulary``; without one,
+    nothing is dropped): what a table shows of a frame.
 
     Such a die cannot count in the reveal: a stray die would make every reveal a re-read.
     Dropping a real die by mistake makes the count short, which asks for a re-read too,
@@ -184,7 +179,7 @@ def own_dice(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) ->
     return replace(reading, objects=tuple(o for o in reading.objects if not _foreign(o, below)))
 
 
-def doubt_foreign(reading: Reading, vocabulary: Any, below: float = FOREIGN_BELOW) -> Reading:
+def doubt_foreign(reading: Reading, vocabulary: Any, below: float = DiceKnobs().foreign_below) -> Reading:
     """``reading`` with the dice that are none of the game's dice (as :func:`own_dice`)
     kept as faint objects (``box_score`` 0; :func:`~vision.settle.is_faint`): what a table
     gives its :class:`~vision.settle.Settler`.
@@ -226,34 +221,35 @@ def look_closer(reader: Reader | None, settled: SettledReading, config: SettleCo
     return fold_closer(settled, reader.read(settled.image).dice(), config)
 
 
-CARD_CLOSER_MAX = 1280
-"""The largest input the card detector gets in a settled reveal's closer look: a
-1280x720 frame's own size, read where the live 640 halves its indices."""
-
-
-def card_closer_imgsz(photo_imgsz: int, stride: int, height: int, width: int) -> int:
+def card_closer_imgsz(
+    photo_imgsz: int, stride: int, height: int, width: int, most: int = CardKnobs().closer_max,
+) -> int:
     """The card detector's input for the closer look at a ``height`` x ``width`` frame: the
     frame's long side rounded up to ``stride``, at least ``photo_imgsz`` (a still photo's
-    input) and at most :data:`CARD_CLOSER_MAX`.
+    input) and at most ``most`` (the policy's ``closer_max``).
 
     >>> card_closer_imgsz(704, 32, 480, 640), card_closer_imgsz(704, 32, 720, 1280), card_closer_imgsz(704, 32, 1080, 1920)
     (704, 1280, 1280)
     """
     side = -(-max(height, width) // stride) * stride
-    return max(photo_imgsz, min(side, CARD_CLOSER_MAX))
+    return max(photo_imgsz, min(side, most))
 
 
-def card_closer_reader(reader: Reader, height: int, width: int) -> Reader | None:
-    """``reader`` with the card detector at :func:`card_closer_imgsz` for ``height`` x
-    ``width`` frames, or None for a reader without card stages."""
+def card_closer_reader(
+    reader: Reader, height: int, width: int, most: int = CardKnobs().closer_max,
+) -> Reader | None:
+    """``reader`` with the card detector at :func:`card_closer_imgsz` (at most ``most``) for
+    ``height`` x ``width`` frames, or None for a reader without card stages."""
     cards = getattr(reader, "cards", None)
     with_card_imgsz = getattr(reader, "with_card_imgsz", None)
     if cards is None or with_card_imgsz is None:
         return None
-    return with_card_imgsz(card_closer_imgsz(cards.photo_imgsz, cards.manifest.detector.stride, height, width))
+    return with_card_imgsz(card_closer_imgsz(cards.photo_imgsz, cards.manifest.detector.stride, height, width, most))
 
 
-def look_closer_at_cards(reader: Reader, settled: SettledReading) -> SettledReading:
+def look_closer_at_cards(
+    reader: Reader, settled: SettledReading, most: int = CardKnobs().closer_max,
+) -> SettledReading:
     """``settled`` after a closer look at its cards: its frame read once more with the card
     detector at :func:`card_closer_imgsz` (704 for a 640x480 frame, 1280 for 1280x720), whose
     reading replaces the vote's cards where it settles what the vote left open
@@ -261,7 +257,7 @@ def look_closer_at_cards(reader: Reader, settled: SettledReading) -> SettledRead
     Without card stages, an image or cards, ``settled`` is returned as it is."""
     if settled.image is None or not settled.reading.cards():
         return settled
-    closer = card_closer_reader(reader, *settled.image.shape[:2])
+    closer = card_closer_reader(reader, *settled.image.shape[:2], most)
     return settled if closer is None else fold_card_closer(settled, closer.read(settled.image).cards())
 
 
@@ -274,6 +270,7 @@ class LivePipeline:
         reader: Reader,
         *,
         settle: SettleConfig | None = None,
+        policy: ReadPolicy | None = None,
         detect_fps: float = 15.0,
         stream_fps: float = 15.0,
         closer_look: bool = True,
@@ -292,7 +289,13 @@ class LivePipeline:
         self.style = style
         self.banner = banner
 
-        self._settler = Settler(settle)
+        # Its decisions: ``policy``, else the reader's (a test double may have none: the
+        # defaults); ``settle`` overrides its settling.
+        if policy is None:
+            policy = getattr(reader, "policy", None)
+            policy = policy if isinstance(policy, ReadPolicy) else ReadPolicy()
+        self.policy = policy if settle is None else replace(policy, settle=settle)
+        self._settler = Settler(self.policy.settle)
         # What the table waits for: dice by default, cards for Doubt (see watch()). A reader
         # with a card model also has a dice-only view, which saves the card stages' time.
         self._kinds: frozenset[str] = frozenset({"die"})
@@ -683,8 +686,9 @@ class LivePipeline:
                     self._ready_card_closer_look(reader, *frame.image.shape[:2])
             if any(o.kind not in kinds for o in reading.objects):
                 reading = replace(reading, objects=tuple(o for o in reading.objects if o.kind in kinds))
-            doubted = doubt_foreign(reading, self._vocabulary)
-            reading = own_dice(reading, self._vocabulary)
+            foreign_below = self.policy.dice.foreign_below
+            doubted = doubt_foreign(reading, self._vocabulary, foreign_below)
+            reading = own_dice(reading, self._vocabulary, foreign_below)
         except Exception as err:
             with self._cond:
                 first = self._reader_error is None
@@ -727,7 +731,7 @@ class LivePipeline:
         if self._card_closer_ready == (height, width):
             return
         self._card_closer_ready = (height, width)
-        prepare = getattr(card_closer_reader(reader, height, width), "prepare", None)
+        prepare = getattr(card_closer_reader(reader, height, width, self.policy.cards.closer_max), "prepare", None)
         if prepare is not None:
             prepare(height, width)
 
@@ -738,7 +742,7 @@ class LivePipeline:
             with self._reader_lock:
                 looked = look_closer(self._closer_reader, settled, self._settler.config)
                 if self.closer_look and "card" in kinds:
-                    looked = look_closer_at_cards(self._live_reader(kinds), looked)
+                    looked = look_closer_at_cards(self._live_reader(kinds), looked, self.policy.cards.closer_max)
                 return looked
         except Exception:
             log.exception("closer look failed on settled reveal %d; the vote stands", settled.seq)

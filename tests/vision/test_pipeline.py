@@ -16,6 +16,7 @@ from tests.vision.livefakes import BlobReader, Opener, scene, wait_until, write_
 from vision.detections import Detection, Reading
 from vision.overlay import DEFAULT_STYLE
 from vision.pipeline import MJPEG_BOUNDARY, EventKind, LivePipeline, PipelineEvent, Reader
+from vision.policy import DiceKnobs, ReadPolicy
 from vision.settle import SettleConfig, SettleState
 from vision.sources import FolderEmpty
 
@@ -363,7 +364,9 @@ def test_a_doubted_die_the_classifier_vouches_for_joins_the_settled_reveal(tmp_p
 
 
 def test_dice_that_are_none_of_the_games_dice_are_left_out() -> None:
-    from vision.pipeline import FOREIGN_BELOW, own_dice
+    from vision.pipeline import own_dice
+
+    FOREIGN_BELOW = DiceKnobs().foreign_below
 
     speck = Detection("die", "2", "white", (0, 0, 9, 9), FOREIGN_BELOW / 2, uncertain=True)
     die = Detection("die", "ブ", "blue", (20, 0, 29, 9), 0.62, uncertain=True)
@@ -386,7 +389,9 @@ def _settles(readings: list[Reading]) -> tuple[str, ...] | None:
 
 
 def test_a_die_read_near_the_foreign_line_no_longer_keeps_the_reveal_from_settling() -> None:
-    from vision.pipeline import FOREIGN_BELOW, doubt_foreign, own_dice
+    from vision.pipeline import doubt_foreign, own_dice
+
+    FOREIGN_BELOW = DiceKnobs().foreign_below
 
     dice = [Detection("die", f, "white", (40.0 * k, 0, 40.0 * k + 30, 30), 0.95, box_score=0.9) for k, f in enumerate("234")]
     near = Detection("die", "5", "white", (200, 0, 230, 30), FOREIGN_BELOW + 0.05, uncertain=True, box_score=0.8)
@@ -521,3 +526,16 @@ def test_a_still_picture_whose_readings_flicker_settles_live(tmp_path: Path) -> 
                          source_options={"fps": 30})
     with blind:
         assert blind.wait_settled(0, timeout=1.5) is None
+
+
+def test_the_pipeline_decides_as_its_readers_policy_and_settle_overrides_its_settling() -> None:
+    from tests.vision import tiny_reader as tiny
+
+    reader = tiny.fake_reader()
+    pipe = LivePipeline("demo", reader)
+    assert pipe.policy is reader.policy and pipe._settler.config == reader.policy.settle
+    fast = SettleConfig(stable_frames=2, min_still_s=0.0)
+    assert LivePipeline("demo", reader, settle=fast).policy.settle == fast
+    strict = replace(ReadPolicy(), dice=replace(DiceKnobs(), foreign_below=0.5))
+    assert LivePipeline("demo", BlobReader(), policy=strict).policy is strict
+    assert LivePipeline("demo", BlobReader()).policy == ReadPolicy()  # a test double has no policy: the defaults
