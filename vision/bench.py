@@ -211,11 +211,11 @@ def run(args: argparse.Namespace) -> int:
         except ProfileError as exc:
             print(f"tableref bench: --profile {args.profile}: {exc}", file=sys.stderr)
             return 2
-    det = some.manifest.detector
+    det, knobs = some.manifest.detector, some.policy.dice_detector
     ultra = None
     if not args.no_ultralytics:
         weights = (args.models or DEFAULT_MODEL_DIR) / "dice-detector.pt"
-        ultra = ultralytics_predictor(weights, det.imgsz, det.conf_threshold, det.iou_threshold, args.threads)
+        ultra = ultralytics_predictor(weights, det.imgsz, knobs.conf, knobs.iou, args.threads)
         if ultra is None:
             print(f"(no Ultralytics comparison: needs the ultralytics package and {weights})")
 

@@ -106,6 +106,8 @@ class CardReader:
         if threshold is not None:  # out of range: a PolicyError (a ValueError)
             policy = replace(policy, cards=replace(policy.cards, threshold=float(threshold)))
         self.policy = policy
+        # the manifest's detector deciding as the policy does: what the stages are handed
+        self.detector_spec = policy.card_detector.on(self.manifest.detector)
         if turns is not None and turns != cls.turns:  # the spec checks the count
             self.manifest = replace(manifest, classifier=replace(cls, turns=int(turns)))
         # A table's profile (vision.profile): the rank and suit recalibrations, or None.
@@ -140,7 +142,7 @@ class CardReader:
 
     @property
     def info(self) -> dict[str, Any]:
-        det, cls = self.manifest.detector, self.manifest.classifier
+        det, cls, knobs = self.detector_spec, self.manifest.classifier, self.policy.card_detector
         return {
             "detector": {"file": det.file, "sha256": det.sha256, "imgsz": det.imgsz, "photo_imgsz": det.still_imgsz},
             "classifier": {"file": cls.file, "sha256": cls.sha256, "size": cls.size, "turns": self.turns},
@@ -148,7 +150,7 @@ class CardReader:
             {"file": self.manifest.body.file, "sha256": self.manifest.body.sha256, "size": self.manifest.body.size},
             "threshold": self.threshold,
             "rejects_non_indices": self.rejects,
-            "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
+            "detector_thresholds": {"conf": knobs.conf, "sure": knobs.sure, "iou": knobs.iou},
             "trained": self.manifest.training.get("created"),
         }
 
@@ -174,7 +176,7 @@ class CardReader:
     def photo_imgsz(self) -> int:
         """The detector's input size for still photos (``photo_imgsz`` in the manifest, else
         the live frame's ``imgsz``)."""
-        return self.manifest.detector.still_imgsz
+        return self.detector_spec.still_imgsz
 
     def at_imgsz(self, imgsz: int) -> CardReader:
         """The same models, detecting at input size ``imgsz`` (a multiple of the stride).
@@ -190,7 +192,7 @@ class CardReader:
                                      self.classifier, body=self.body, policy=self.policy))
 
     def prepare(self, height: int, width: int) -> None:
-        prepare_detector(self.detector, self.manifest.detector, height, width)
+        prepare_detector(self.detector, self.detector_spec, height, width)
 
     def detect(self, image: np.ndarray, photo: bool = False) -> BoxesFound:
         """Corner-index boxes in ``image`` after confidence filtering and NMS, and a
@@ -198,7 +200,7 @@ class CardReader:
         :func:`~vision.stages.detect_zoomed_out`). A ``photo`` is also looked at zoomed out
         when no index was found, and zoomed in when it is large and its indices small for
         the detector (a wide photo; :func:`~vision.stages.detect_zoomed_in`)."""
-        return detect_at_scale(self.detector, self.manifest.detector, image, photo)
+        return detect_at_scale(self.detector, self.detector_spec, image, photo)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities for each index box (one batched call), the mean over
@@ -231,7 +233,7 @@ class CardReader:
         self, boxes: np.ndarray, rank_p: np.ndarray, suit_p: np.ndarray, box_scores: np.ndarray | None,
     ) -> tuple[list[int], tuple[Detection, ...]]:
         """:meth:`label`, and the row of each detection in the inputs."""
-        sure = self.manifest.detector.sure_threshold
+        sure = self.policy.card_detector.sure
         rows, out = [], []
         for i in np.argsort(boxes[:, 0] + boxes[:, 2], kind="stable") if len(boxes) else ():
             if self.rejects and float(rank_p[i, len(CARD_RANKS)]) >= self.policy.cards.no_index_drop:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.manifest import DetectorSpec, ReaderManifest
+from vision.manifest import DetectorSpec, ManifestError, ReaderManifest
 
 __all__ = [
     "AlternativeKnobs", "CardKnobs", "DetectorKnobs", "DiceKnobs", "Judged", "Look", "Mode", "PolicyError",
@@ -143,10 +143,10 @@ class DetectorKnobs:
     doubted; ``iou`` is the NMS overlap; ``photo_imgsz`` and the ``zoom_*`` sides and score
     choose a photo's input size and its extra passes.
 
-    >>> DetectorKnobs(conf=0.3, sure=0.2)
+    >>> DetectorKnobs(conf=0.3, sure=1.2)
     Traceback (most recent call last):
     ...
-    vision.policy.PolicyError: detector: sure must be a number from 0.3 to 1.0, got 0.2
+    vision.policy.PolicyError: detector: sure must be a number from 0.0 to 1.0, got 1.2
     """
 
     conf: float = 0.25
@@ -160,7 +160,7 @@ class DetectorKnobs:
 
     def __post_init__(self) -> None:
         _score("detector", "conf", self.conf)
-        _score("detector", "sure", self.sure, self.conf)
+        _score("detector", "sure", self.sure)
         _score("detector", "iou", self.iou, open_low=True)
         if self.vouch_floor is not None:
             _score("detector", "vouch_floor", self.vouch_floor, 0.0, self.conf, open_low=True)
@@ -182,9 +182,29 @@ class DetectorKnobs:
                    vouch_floor=spec.vouch_floor, photo_imgsz=spec.photo_imgsz, zoom_out_above=spec.zoom_out_above,
                    zoom_in_below=spec.zoom_in_below, zoom_out_photo_score=spec.zoom_out_photo_score)
 
+    def on(self, spec: DetectorSpec) -> DetectorSpec:
+        """``spec`` (a manifest's detector entry: its file, input size and stride) deciding as
+        these knobs do: what a reader hands :mod:`vision.stages`. Raises :class:`PolicyError`
+        when a side or size does not suit that detector.
+
+        >>> DetectorKnobs(sure=0.6, zoom_in_below=32).on(DetectorSpec(imgsz=512)).sure_threshold
+        0.6
+        >>> DetectorKnobs(photo_imgsz=700).on(DetectorSpec())
+        Traceback (most recent call last):
+        ...
+        vision.policy.PolicyError: detector dice-detector.onnx: photo_imgsz must be a positive multiple of the stride 32, got 700
+        """
+        try:
+            return replace(spec, conf_threshold=self.conf, sure_threshold=self.sure, iou_threshold=self.iou,
+                           vouch_floor=self.vouch_floor, photo_imgsz=self.photo_imgsz,
+                           zoom_out_above=self.zoom_out_above, zoom_in_below=self.zoom_in_below,
+                           zoom_out_photo_score=self.zoom_out_photo_score)
+        except ManifestError as exc:
+            raise PolicyError(str(exc)) from None
+
     def doubts(self, box_scores: Any) -> np.ndarray:
         """Which boxes the detector doubts: scored under ``sure`` (a doubt for :func:`judge`)."""
-        return np.asarray(box_scores, np.float64) < self.sure
+        return np.asarray(box_scores) < self.sure
 
 
 @dataclass(frozen=True)

@@ -186,11 +186,13 @@ class DiceReader:
         if policy is None:
             policy = ReadPolicy.from_manifests(manifest, None if cards is None else cards.manifest)
             if cards is not None:
-                policy = replace(policy, cards=cards.policy.cards)
+                policy = replace(policy, cards=cards.policy.cards, card_detector=cards.policy.card_detector)
         if threshold is not None:
             # out of range: a PolicyError (a ValueError)
             policy = replace(policy, dice=replace(policy.dice, threshold=float(threshold)))
         self.policy = policy
+        # the manifest's detector deciding as the policy does: what the stages are handed
+        self.detector_spec = policy.dice_detector.on(manifest.detector)
         self.model_dir = model_dir
         self.threads = threads
         if vocabulary is not None:
@@ -201,7 +203,7 @@ class DiceReader:
 
     @property
     def info(self) -> dict[str, Any]:
-        det, cls = self.manifest.detector, self.manifest.classifier
+        det, cls, knobs = self.manifest.detector, self.manifest.classifier, self.policy.dice_detector
         return {
             "backend": self.detector.backend,
             "backend_version": self.detector.version,
@@ -221,8 +223,8 @@ class DiceReader:
             "threshold": self.threshold,
             "second_look_band": None if self.second_look is None else list(self.second_look.band),
             "second_look_views": 0 if self.second_look is None else len(self.second_look.views),
-            "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold,
-                                    "vouch_floor": det.vouch_floor},
+            "detector_thresholds": {"conf": knobs.conf, "sure": knobs.sure, "iou": knobs.iou,
+                                    "vouch_floor": knobs.vouch_floor},
             "trained": self.manifest.training.get("created"),
             "cards": None if self.cards is None else self.cards.info,
             "skipped": sorted(step.value for step in self.skipped),
@@ -231,14 +233,15 @@ class DiceReader:
 
     def _view(
         self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None,
-        manifest: ReaderManifest | None = None,
+        manifest: ReaderManifest | None = None, policy: ReadPolicy | None = None,
     ) -> DiceReader:
-        """The same models with these stages; a ``manifest`` without specialists or without the
-        second opinion drops those models too."""
+        """The same models with these stages (and this ``policy``); a ``manifest`` without
+        specialists or without the second opinion drops those models too."""
         manifest = self.manifest if manifest is None else manifest
         view = DiceReader(manifest, self.detector, self.classifier, None, self.model_dir, self.threads,
                           cards, vocabulary, look, self.specialists if manifest.specialists else (),
-                          self.second_opinion if manifest.second_opinion is not None else None, self.policy)
+                          self.second_opinion if manifest.second_opinion is not None else None,
+                          self.policy if policy is None else policy)
         view.profile = self.profile
         view.skipped = self.skipped
         return view
@@ -331,19 +334,19 @@ class DiceReader:
 
     def without_zoom_out(self) -> DiceReader:
         """The same models without the detector's zoomed-out pass (:func:`~vision.stages.detect_zoomed_out`)."""
-        det = self.manifest.detector
-        if det.zoom_out_above is None:
+        knobs = self.policy.dice_detector
+        if knobs.zoom_out_above is None:
             return self
-        return self._view(self.cards, self.vocabulary, self.second_look,
-                          replace(self.manifest, detector=replace(det, zoom_out_above=None, zoom_out_photo_score=None)))
+        return self._view(self.cards, self.vocabulary, self.second_look, policy=replace(
+            self.policy, dice_detector=replace(knobs, zoom_out_above=None, zoom_out_photo_score=None)))
 
     def without_zoom_in(self) -> DiceReader:
         """The same models without the detector's zoomed-in pass on wide photos (:func:`~vision.stages.detect_zoomed_in`)."""
-        det = self.manifest.detector
-        if det.zoom_in_below is None:
+        knobs = self.policy.dice_detector
+        if knobs.zoom_in_below is None:
             return self
         return self._view(self.cards, self.vocabulary, self.second_look,
-                          replace(self.manifest, detector=replace(det, zoom_in_below=None)))
+                          policy=replace(self.policy, dice_detector=replace(knobs, zoom_in_below=None)))
 
     def without(self, step: Step) -> DiceReader:
         """The same reader without ``step`` (:class:`Step`)."""
@@ -369,7 +372,7 @@ class DiceReader:
         itself is a card, and is left out (:func:`~vision.stages.holds_a_card_index`).
         A photo is detected at the manifest's ``photo_imgsz`` (when it has one): a larger input
         than a live frame's finds the small dice of a camera set far from the table."""
-        spec = self.manifest.detector
+        spec = self.detector_spec
         if self.reads_photos and spec.still_imgsz != spec.imgsz:
             spec = replace(spec, imgsz=spec.still_imgsz)
         found = detect_at_scale(self.detector, spec, image, self.reads_photos, cards, self.policy.dice.enlarge)
@@ -457,10 +460,10 @@ class DiceReader:
         scores = merged[np.arange(len(merged)), best]
         if none is not None and box_scores is not None and Step.VOUCHING not in self.skipped:
             box_scores = vouched(boxes, box_scores, none, scores >= self.threshold,
-                                 self.manifest.detector.sure_threshold, crowd, self.policy.dice)
+                                 self.policy.dice_detector.sure, crowd, self.policy.dice)
         if raw_scores is not None and box_scores is not None:
             # a box under the detector's floor is a die only on the classifier's word
-            keep = ~self._faint(raw_scores) | (np.asarray(box_scores) >= self.manifest.detector.sure_threshold)
+            keep = ~self._faint(raw_scores) | (np.asarray(box_scores) >= self.policy.dice_detector.sure)
             if not keep.all():
                 boxes, merged, colour_p = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep]
                 box_scores, scores = np.asarray(box_scores)[keep], scores[keep]
@@ -469,7 +472,7 @@ class DiceReader:
         colour_names: list[str | None] = [None] * len(boxes)
         # unsure whatever the face: a box the detector doubts, or (below) a colour read unsurely
         box_doubt = (np.zeros(len(boxes), bool) if box_scores is None
-                     else np.asarray(box_scores) < self.manifest.detector.sure_threshold)
+                     else self.policy.dice_detector.doubts(box_scores))
         colour_doubt = np.zeros(len(boxes), bool)
         if has_colour:
             if vocab is None:
@@ -519,7 +522,7 @@ class DiceReader:
     def _faint(self, box_scores: np.ndarray) -> np.ndarray:
         """Which boxes scored under the detector's floor (``conf_threshold``): found only
         because of its ``vouch_floor``."""
-        return np.asarray(box_scores) < self.manifest.detector.conf_threshold
+        return np.asarray(box_scores) < self.policy.dice_detector.conf
 
     def may_vouch(self, face_p: np.ndarray, box_scores: np.ndarray) -> np.ndarray:
         """Which boxes can be dice, given the classifier's reading ``face_p``: all but the
@@ -548,7 +551,7 @@ class DiceReader:
         """Make the backend ready for frames of this size (OpenVINO compiles once per input
         shape, a few hundred ms). :meth:`read` does it itself, outside its timing: it is
         model loading, not per-frame work."""
-        prepare_detector(self.detector, self.manifest.detector, height, width)
+        prepare_detector(self.detector, self.detector_spec, height, width)
         if self.cards is not None:
             self.cards.prepare(height, width)
 

@@ -75,7 +75,8 @@ def test_each_mode_takes_its_look() -> None:
     (lambda: CardKnobs(threshold=2), "threshold"),
     (lambda: CardKnobs(closer_max=0), "closer_max"),
     (lambda: CardKnobs(no_index_drop="half"), "no_index_drop"),
-    (lambda: DetectorKnobs(conf=0.6, sure=0.5), "sure"),
+    (lambda: DetectorKnobs(sure=-0.5), "sure"),
+    (lambda: DetectorKnobs(conf=1.5), "conf"),
     (lambda: DetectorKnobs(iou=0.0), "iou"),
     (lambda: DetectorKnobs(vouch_floor=0.25), "vouch_floor"),
     (lambda: DetectorKnobs(zoom_out_photo_score=0.8), "zoom_out_photo_score"),
@@ -119,3 +120,41 @@ def test_the_one_rule_takes_scalars() -> None:
     j = judge(0.7, 0.8)
     assert bool(j.uncertain) and bool(j.face_alone)
     assert not bool(judge(0.8, 0.8, False).uncertain)
+
+
+def test_a_detector_knob_overridden_in_the_policy_reaches_the_detector() -> None:
+    from tests.vision import tiny_reader as tiny
+    from vision.reader import DiceReader
+
+    fake = tiny.fake_reader()
+    assert fake.read(tiny.scene()).dice()
+    strict = replace(fake.policy, dice_detector=replace(fake.policy.dice_detector, conf=0.99))
+    reader = DiceReader(fake.manifest, fake.detector, fake.classifier, policy=strict)
+    assert reader.detector_spec.conf_threshold == 0.99 and reader.read(tiny.scene()).objects == ()
+    assert reader.info["detector_thresholds"]["conf"] == 0.99
+
+
+def test_a_reader_threshold_override_makes_a_new_policy() -> None:
+    from tests.vision import tiny_reader as tiny
+    from vision.reader import DiceReader
+
+    fake = tiny.fake_reader()
+    lenient = DiceReader(fake.manifest, fake.detector, fake.classifier, threshold=0.2)
+    assert lenient.threshold == lenient.policy.dice.threshold == 0.2 and fake.policy.dice.threshold == 0.5
+    assert lenient.without_cards().policy is lenient.policy  # a view decides as its reader
+    with pytest.raises(PolicyError, match="threshold"):
+        DiceReader(fake.manifest, fake.detector, fake.classifier, threshold=1.5)
+
+
+def test_leaving_out_a_zoomed_pass_is_a_policy_change() -> None:
+    from tests.vision import tiny_reader as tiny
+    from vision.reader import DiceReader
+
+    fake = tiny.fake_reader()
+    zooming = replace(fake.policy, dice_detector=replace(fake.policy.dice_detector, zoom_out_above=48,
+                                                         zoom_in_below=16))
+    reader = DiceReader(fake.manifest, fake.detector, fake.classifier, policy=zooming)
+    assert reader.detector_spec.zoom_out_above == 48
+    assert reader.without_zoom_out().detector_spec.zoom_out_above is None
+    assert reader.without_zoom_in().policy.dice_detector.zoom_in_below is None
+    assert reader.without_zoom_in().detector_spec.zoom_out_above == 48

@@ -63,10 +63,10 @@ def test_threshold_override_changes_only_the_flags():
 
 
 def test_empty_frame_skips_the_classifier():
-    reader = tiny.fake_reader()
-    reader.manifest = ReaderManifest(
-        tiny.manifest().detector.__class__(imgsz=416, conf_threshold=0.99), tiny.manifest().classifier
-    )
+    fake = tiny.fake_reader()
+    manifest = ReaderManifest(tiny.manifest().detector.__class__(imgsz=416, conf_threshold=0.99),
+                              tiny.manifest().classifier)
+    reader = DiceReader(manifest, fake.detector, fake.classifier)
     reading = reader.read(tiny.scene())
     assert reading.objects == () and reader.classifier.calls == []
 
