@@ -52,6 +52,8 @@ from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_d
 
 # Two corners of one card lie a card's diagonal apart: about 6 index heights on poker and
 # bridge cards. Farther than this many index sides, they cannot be the same card.
+# This, CARD_REACH and SAME_QUAD are the geometry of a card's corners and outline, not
+# decisions about what was read: they stay here, out of the read policy (vision.policy).
 MAX_CORNER_SPAN = 10.0
 
 

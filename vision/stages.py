@@ -18,7 +18,9 @@ from vision.detections import Detection
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
 from vision.policy import CardKnobs, DiceKnobs, Look, ReadPolicy, View
 
-MIN_BOX_SIDE = 2.0  # px in the original frame; anything thinner is a clipped sliver
+# px in the original frame; anything thinner is a clipped sliver (geometry, not a read
+# decision: the decisions are the read policy's, vision.policy)
+MIN_BOX_SIDE = 2.0
 
 
 @dataclass(frozen=True)

@@ -344,7 +344,7 @@ def test_a_doubted_box_the_classifier_vouches_for_reads_sure():
 
 
 def test_a_doubted_box_stays_unsure_when_the_classifier_may_see_no_die():
-    # p(no die) 0.05 is over VOUCH_NONE (0.02): the detector's doubt stands
+    # p(no die) 0.05 is over the policy's vouch_none (0.02): the detector's doubt stands
     red = next(d for d in tiny.rejecting_reader(red_none=0.05).read(tiny.scene()).dice() if d.colour == "red")
     assert red.uncertain and red.box_score == pytest.approx(0.40, abs=1e-3)
 
@@ -389,7 +389,7 @@ def test_a_box_under_the_floor_is_a_die_only_when_the_classifier_vouches_for_it(
 
         assert red(floored(0.01, None)) == []  # under the floor, as before
         assert red(floored(0.01, 0.3)) == [("wheel", False, 0.5)]
-        assert red(floored(0.05, 0.3)) == []  # p(no die) over VOUCH_NONE: not even an unsure die
+        assert red(floored(0.05, 0.3)) == []  # p(no die) over vouch_none: not even an unsure die
         assert len(floored(0.05, 0.3).read(tiny.scene()).dice()) == 3
     # the noise box (0.10, on black) reads no face surely: a floor under it finds nothing more
     assert len(_floored(tiny.rejecting_reader(red_none=0.01), 0.45, 0.05).read(tiny.scene()).dice()) == 4
