@@ -7,7 +7,7 @@ place (:class:`PolicyError`). The readers, the settler and the live pipeline rea
 knobs from a policy; an option that overrides one (``tableref read --threshold``) makes a
 new policy with :func:`dataclasses.replace`.
 
-A frame is read in one of three :class:`Mode` s: a live frame, a still photo
+A frame is read in one of three modes (:class:`Mode`): a live frame, a still photo
 (``tableref read``), or the closer look a settled live reveal gets once. Whatever the
 mode, whether an object is *uncertain* is decided by one rule, :func:`judge`.
 
@@ -26,7 +26,7 @@ decisions about what was read, and stay beside the code that traces.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -247,14 +247,12 @@ class DiceKnobs:
     foreign_below: float = 0.2
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            if f.name == "enlarge":
-                _score("dice", "enlarge", self.enlarge, 1.0, 4.0, open_low=True)
-            elif f.name in ("second_opinion_below", "no_die_drop", "vouch_apart", "piece_held", "piece_smaller",
-                            "index_of_a_card"):
-                _score("dice", f.name, getattr(self, f.name), open_low=True)
-            else:
-                _score("dice", f.name, getattr(self, f.name))
+        for name in ("threshold", "vouch_none", "specialist_min_mass", "foreign_below"):
+            _score("dice", name, getattr(self, name))  # 0 is a choice: nothing flagged, vouched, foreign
+        for name in ("second_opinion_below", "no_die_drop", "vouch_apart", "piece_held", "piece_smaller",
+                     "index_of_a_card"):
+            _score("dice", name, getattr(self, name), open_low=True)  # at 0 the step would be meaningless
+        _score("dice", "enlarge", self.enlarge, 1.0, 4.0, open_low=True)
 
 
 @dataclass(frozen=True)
