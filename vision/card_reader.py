@@ -145,7 +145,7 @@ class CardReader:
             "threshold": self.threshold,
             "rejects_non_indices": self.rejects,
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold},
-            "trained": self.manifest.training.get("created"),
+            "trained": self.manifest.created,
         }
 
     def with_turns(self, turns: int) -> CardReader:

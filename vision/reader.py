@@ -230,7 +230,7 @@ class DiceReader:
             "second_look_views": 0 if self.second_look is None else len(self.second_look.views),
             "detector_thresholds": {"conf": det.conf_threshold, "sure": det.sure_threshold, "iou": det.iou_threshold,
                                     "vouch_floor": det.vouch_floor},
-            "trained": self.manifest.training.get("created"),
+            "trained": self.manifest.created,
             "cards": None if self.cards is None else self.cards.info,
             "skipped": sorted(step.value for step in self.skipped),
             "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
