@@ -44,10 +44,10 @@ from vision.backends import Model
 from vision.card_body import BODY_RANKS, COURT, as_index_ranks, check_spec, read_bodies
 from vision.card_edges import outline_between
 from vision.card_outline import CardOutline, outline_at
-from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
+from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection, Detections
 from vision.manifest import ManifestError, ReaderManifest
 from vision.profile import Recalibration
-from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_detector
+from vision.stages import classify_crops, detect_at_scale, prepare_detector
 
 # A box is dropped when the classifier finds it more likely no index than any index at all.
 # Not "when no index is the likeliest class": an unclear index spreads its probability over
@@ -188,13 +188,13 @@ class CardReader:
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.manifest.detector, height, width)
 
-    def detect(self, image: np.ndarray, photo: bool = False) -> BoxesFound:
+    def detect(self, image: np.ndarray, photo: bool = False) -> Detections:
         """Corner-index boxes in ``image`` after confidence filtering and NMS, and a
         zoomed-out look when the indices are too large for the detector (a close-up;
         :func:`~vision.stages.detect_zoomed_out`). A ``photo`` is also looked at zoomed out
         when no index was found, and zoomed in when it is large and its indices small for
         the detector (a wide photo; :func:`~vision.stages.detect_zoomed_in`)."""
-        return detect_at_scale(self.detector, self.manifest.detector, image, photo)
+        return replace(detect_at_scale(self.detector, self.manifest.detector, image, photo), kind="card")
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities for each index box (one batched call), the mean over
@@ -273,8 +273,9 @@ class CardReader:
         :meth:`merge` joins a card's corners by (the first half of :meth:`read`)."""
         found = self.detect(image, photo)
         rank_p, suit_p = self.classify(image, found.boxes)
-        rows, indices = self._label_rows(found.boxes, rank_p, suit_p, found.scores)
-        return CornerReadings(indices, rank_p[rows, : len(CARD_RANKS)], suit_p[rows])
+        found = found.classified(self.manifest.classifier.faces, rank_p, suit_p=suit_p)
+        rows, indices = self._label_rows(found.boxes, found.probabilities, found.data["suit_p"], found.scores)
+        return CornerReadings(indices, found.probabilities[rows, : len(CARD_RANKS)], found.data["suit_p"][rows])
 
     def merge(self, corners: CornerReadings, image: np.ndarray | None = None) -> tuple[Detection, ...]:
         """The cards ``corners`` make, one object per card (the second half of :meth:`read`).

@@ -9,9 +9,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+
+from vision.boxes import nms
 
 DIE_FACES = ("1", "2", "3", "4", "5", "6", "wheel", "プ", "ラ", "ス", "ベ", "ガ", "ブ", "レ", "フ", "カ")
 CARD_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -105,3 +109,126 @@ class Reading:
             out["image"] = image
         out.update(width=self.width, height=self.height, ms=round(self.ms, 2), objects=[o.to_json() for o in self.objects])
         return out
+
+
+Index = np.ndarray | slice | Sequence[int]
+"""Which objects of a :class:`Detections`: a boolean mask, integer indices or a slice."""
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    """The objects found in one frame, as arrays: what the read path hands from the
+    detector to the classifiers and on to the reading, in the manner of supervision's
+    ``Detections``.
+
+    ``boxes``: ``(N, 4)`` float32 pixel corners ``x1 y1 x2 y2`` in the original image;
+    ``scores``: ``(N,)`` float32, the detector's confidence in each box; ``kind``: what
+    the detector looks for (``"die"``, or ``"card"`` for corner indices); ``classes``: the
+    names of the columns of ``probabilities`` (``(N, K)`` float32, the classifier's reading
+    of each box; ``(N, 0)`` until one read them); ``data``: any further per-object arrays,
+    each ``N`` long in its first axis (e.g. ``"colour_p"``, a classifier's second head).
+
+    Indexing with a boolean mask, integer indices or a slice selects objects, every array
+    alike; :meth:`merge` joins the passes of one frame and :meth:`with_nms` keeps the best of
+    overlapping boxes.
+
+    >>> d = Detections(np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]), np.array([0.9, 0.8, 0.7]))
+    >>> len(d), d.with_nms(0.5).boxes[:, 0].tolist()
+    (3, [0.0, 20.0])
+    >>> d[d.scores >= 0.75].boxes.tolist()
+    [[0.0, 0.0, 10.0, 10.0], [1.0, 1.0, 11.0, 11.0]]
+    >>> read = d.classified(("1", "2"), np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]))
+    >>> read.best(), read[[2, 0]].best()
+    (('1', '2', '1'), ('1', '1'))
+    >>> Detections.empty().without(np.zeros(0, bool)).boxes.shape
+    (0, 4)
+    """
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    kind: str = "die"
+    classes: tuple[str, ...] = ()
+    probabilities: np.ndarray | None = None
+    data: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        boxes = np.asarray(self.boxes, np.float32).reshape(-1, 4)
+        scores = np.asarray(self.scores, np.float32).reshape(-1)
+        n = len(boxes)
+        if len(scores) != n:
+            raise ValueError(f"{n} boxes but {len(scores)} scores")
+        probabilities = (np.zeros((n, len(self.classes)), np.float32) if self.probabilities is None
+                         else np.asarray(self.probabilities, np.float32))
+        if probabilities.shape != (n, len(self.classes)):
+            raise ValueError(f"expected {n} x {len(self.classes)} probabilities (one column a class), "
+                             f"got {probabilities.shape}")
+        data = {str(k): np.asarray(v) for k, v in self.data.items()}
+        for key, values in data.items():
+            if values.ndim == 0 or len(values) != n:
+                raise ValueError(f"data {key!r} must hold one row an object ({n}), got shape {values.shape}")
+        object.__setattr__(self, "boxes", boxes)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "classes", tuple(self.classes))
+        object.__setattr__(self, "probabilities", probabilities)
+        object.__setattr__(self, "data", data)
+
+    @classmethod
+    def empty(cls, kind: str = "die") -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32), kind)
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def __getitem__(self, index: Index) -> Detections:
+        """The objects ``index`` selects (a boolean mask, integer indices or a slice)."""
+        if not isinstance(index, slice):
+            index = np.asarray(index)
+            if index.dtype != bool:
+                index = index.astype(np.int64).reshape(-1)
+        return Detections(self.boxes[index], self.scores[index], self.kind, self.classes,
+                          self.probabilities[index], {k: v[index] for k, v in self.data.items()})
+
+    def without(self, drop: np.ndarray) -> Detections:
+        """These objects but those ``drop`` (a boolean mask) marks."""
+        drop = np.asarray(drop, bool)
+        return self[~drop] if drop.any() else self
+
+    @property
+    def centres(self) -> np.ndarray:
+        """``(N, 2)`` box centres."""
+        return (self.boxes[:, :2] + self.boxes[:, 2:]) / 2.0
+
+    @property
+    def sides(self) -> np.ndarray:
+        """``(N,)`` the longer side of each box."""
+        return np.maximum(self.boxes[:, 2] - self.boxes[:, 0], self.boxes[:, 3] - self.boxes[:, 1])
+
+    def classified(self, classes: Sequence[str], probabilities: np.ndarray, **data: np.ndarray) -> Detections:
+        """These boxes as a classifier read them: its classes, its probabilities (one row a
+        box) and any further outputs (``data``, added to what the objects hold)."""
+        return Detections(self.boxes, self.scores, self.kind, tuple(classes), probabilities, {**self.data, **data})
+
+    def best(self) -> tuple[str, ...]:
+        """Each object's likeliest class (empty names before a classifier read them)."""
+        if not self.classes:
+            return ("",) * len(self)
+        return tuple(self.classes[int(i)] for i in self.probabilities.argmax(axis=1))
+
+    @classmethod
+    def merge(cls, parts: Sequence[Detections]) -> Detections:
+        """The objects of ``parts`` (one kind, one set of classes and data keys) together."""
+        if not parts:
+            return cls.empty()
+        first = parts[0]
+        for other in parts[1:]:
+            if (other.kind, other.classes, sorted(other.data)) != (first.kind, first.classes, sorted(first.data)):
+                raise ValueError("only detections of one kind, classes and data merge")
+        return Detections(np.concatenate([p.boxes for p in parts]), np.concatenate([p.scores for p in parts]),
+                          first.kind, first.classes, np.concatenate([p.probabilities for p in parts]),
+                          {k: np.concatenate([p.data[k] for p in parts]) for k in first.data})
+
+    def with_nms(self, iou_threshold: float, max_det: int = 300) -> Detections:
+        """The best-scoring of overlapping boxes (IoU above ``iou_threshold``), best first."""
+        if not len(self):
+            return self
+        return self[nms(self.boxes, self.scores, iou_threshold, max_det)]

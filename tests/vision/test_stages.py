@@ -10,13 +10,12 @@ import pytest
 from tests.vision import tiny_reader as tiny
 from dataclasses import replace
 
-from vision.detections import DIE_FACES, Detection
+from vision.detections import DIE_FACES, Detection, Detections
 from vision.manifest import SPECIALIST_NAME, ClassifierSpec, DetectorSpec, ManifestError, ReaderManifest
 from vision.reader import DiceReader
 from vision.stages import (
     CLOSER_LOOK,
     SECOND_LOOK,
-    BoxesFound,
     Look,
     ask_specialist,
     classify_crops,
