@@ -1,16 +1,23 @@
 """Plain value types for what the camera saw (the shape of ``tableref read --json``).
 
 >>> d = Detection(kind="die", face="wheel", colour="white", box=(412.0, 233.5, 455.2, 279.0), score=0.97)
->>> d.to_json()["face"]
-'wheel'
+>>> d.to_json()["face"], d.kind is Kind.DIE
+('wheel', True)
 >>> Reading(objects=(d,), width=1280, height=720, ms=11.8).faces()
 ('wheel',)
+
+A card's face is ``<rank><suit>`` on the wire ("10H"); :class:`Card` is the one place
+that splits it:
+
+>>> Detection.from_json({"kind": "card", "face": "10H", "box": [0, 0, 9, 9]}).card
+Card(rank='10', suit='H')
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -29,11 +36,111 @@ NOT_AN_INDEX = "none"
 Box = tuple[float, float, float, float]
 
 
+class DetectionError(ValueError):
+    """A value that cannot be part of a reading."""
+
+
+class UnknownKind(DetectionError):
+    """An object that is neither a die nor a card."""
+
+    def __init__(self, kind: object) -> None:
+        super().__init__(f"unknown kind of object {kind!r}: a reading holds only 'die' and 'card'")
+        self.kind = kind
+
+
+class InvalidCard(DetectionError):
+    """A card face that is not a rank of :data:`CARD_RANKS` followed by a suit of :data:`CARD_SUITS`."""
+
+    def __init__(self, text: object) -> None:
+        super().__init__(f"{text!r} is not a card: give a rank A 2-10 J Q K, then a suit S H D C, e.g. '10H'")
+        self.text = text
+
+
+class Kind(str, Enum):
+    """What an object on the table is. A str enum, so it equals its JSON string and JSON
+    writes it as that string; ``str``, f-strings and ``repr`` give the string too, so a
+    :class:`Detection` prints as it did when its kind was a plain string (and its repr
+    still builds an equal one).
+
+    >>> Kind.parse("card") is Kind.CARD, Kind.DIE == "die", f"{Kind.DIE}s", [Kind.CARD]
+    (True, True, 'dies', ['card'])
+    >>> Kind.parse("chip")
+    Traceback (most recent call last):
+    ...
+    vision.detections.UnknownKind: unknown kind of object 'chip': a reading holds only 'die' and 'card'
+    """
+
+    DIE = "die"
+    CARD = "card"
+
+    @classmethod
+    def parse(cls, value: object) -> "Kind":
+        """``value`` as a kind; :class:`UnknownKind` for anything but "die" and "card"."""
+        try:
+            return cls(value)
+        except (ValueError, TypeError):
+            raise UnknownKind(value) from None
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A playing card: a rank of :data:`CARD_RANKS` and a suit of :data:`CARD_SUITS`.
+    Readings, labels and game logs carry it as the string ``<rank><suit>``: :meth:`parse`
+    reads that string, ``str`` writes it.
+
+    >>> card = Card.parse("10H")
+    >>> card.rank, card.suit, str(card), card.rank_index, card.suit_index
+    ('10', 'H', '10H', 9, 1)
+    >>> Card.parse("1H")
+    Traceback (most recent call last):
+    ...
+    vision.detections.InvalidCard: '1H' is not a card: give a rank A 2-10 J Q K, then a suit S H D C, e.g. '10H'
+    """
+
+    rank: str
+    suit: str
+
+    def __post_init__(self) -> None:
+        if self.rank not in CARD_RANKS or self.suit not in CARD_SUITS:
+            raise InvalidCard(f"{self.rank}{self.suit}")
+
+    @classmethod
+    def parse(cls, text: object) -> "Card":
+        """The card ``text`` names ("10H"); :class:`InvalidCard` for anything else."""
+        if isinstance(text, str) and text[:-1] in CARD_RANKS and text[-1:] in CARD_SUITS:
+            return cls(text[:-1], text[-1:])
+        raise InvalidCard(text)
+
+    @property
+    def rank_index(self) -> int:
+        """The rank's position in :data:`CARD_RANKS` (a classifier's rank class)."""
+        return CARD_RANKS.index(self.rank)
+
+    @property
+    def suit_index(self) -> int:
+        """The suit's position in :data:`CARD_SUITS` (a classifier's suit class)."""
+        return CARD_SUITS.index(self.suit)
+
+    def __str__(self) -> str:
+        return self.rank + self.suit
+
+
 @dataclass(frozen=True)
 class Detection:
-    """One die or card: its up face (or ``<rank><suit>``), body colour, pixel box, confidence."""
+    """One die or card: its up face (or ``<rank><suit>``), body colour, pixel box, confidence.
+    ``kind`` may be given as its string; it is kept as a :class:`Kind` (:class:`UnknownKind`
+    for any other)."""
 
-    kind: str
+    kind: Kind
     face: str
     colour: str | None
     box: Box
@@ -50,6 +157,21 @@ class Detection:
     # verdict that holds whatever such a die shows (web.unsure).
     alternatives: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind.parse(self.kind))
+
+    @property
+    def card(self) -> Card | None:
+        """The card shown: None for a die, and for a card whose face is not read (face
+        down, face ""); :class:`InvalidCard` when a card's face is no card.
+
+        >>> Detection("card", "QS", None, (0, 0, 9, 9), 0.9).card.rank, Detection("die", "3", "red", (0, 0, 9, 9), 0.9).card
+        ('Q', None)
+        """
+        if self.kind is not Kind.CARD or not self.face:
+            return None
+        return Card.parse(self.face)
+
     @property
     def centre(self) -> tuple[float, float]:
         x1, y1, x2, y2 = self.box
@@ -57,7 +179,7 @@ class Detection:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "kind": self.kind,
+            "kind": self.kind.value,
             "face": self.face,
             "colour": self.colour,
             "box": [round(float(v), 1) for v in self.box],
@@ -69,9 +191,11 @@ class Detection:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "Detection":
+        """A detection from its ``read --json`` object; :class:`UnknownKind` for a kind
+        other than "die" and "card"."""
         x1, y1, x2, y2 = (float(v) for v in obj["box"])
         return cls(
-            kind=str(obj["kind"]),
+            kind=Kind.parse(obj["kind"]),
             face=str(obj["face"]),
             colour=None if obj.get("colour") is None else str(obj["colour"]),
             box=(x1, y1, x2, y2),
@@ -91,10 +215,10 @@ class Reading:
     ms: float = 0.0
 
     def dice(self) -> tuple[Detection, ...]:
-        return tuple(o for o in self.objects if o.kind == "die")
+        return tuple(o for o in self.objects if o.kind is Kind.DIE)
 
     def cards(self) -> tuple[Detection, ...]:
-        return tuple(o for o in self.objects if o.kind == "card")
+        return tuple(o for o in self.objects if o.kind is Kind.CARD)
 
     def faces(self) -> tuple[str, ...]:
         return tuple(o.face for o in self.objects)
@@ -146,7 +270,7 @@ class Detections:
 
     boxes: np.ndarray
     scores: np.ndarray
-    kind: str = "die"
+    kind: Kind = Kind.DIE
     classes: tuple[str, ...] = ()
     probabilities: np.ndarray | None = None
     data: Mapping[str, np.ndarray] = field(default_factory=dict)
@@ -166,6 +290,7 @@ class Detections:
         for key, values in data.items():
             if values.ndim == 0 or len(values) != n:
                 raise ValueError(f"data {key!r} must hold one row an object ({n}), got shape {values.shape}")
+        object.__setattr__(self, "kind", Kind.parse(self.kind))
         object.__setattr__(self, "boxes", boxes)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "classes", tuple(self.classes))
@@ -173,7 +298,7 @@ class Detections:
         object.__setattr__(self, "data", data)
 
     @classmethod
-    def empty(cls, kind: str = "die") -> Detections:
+    def empty(cls, kind: Kind = Kind.DIE) -> Detections:
         return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32), kind)
 
     def __len__(self) -> int:

@@ -56,7 +56,7 @@ import numpy as np
 
 from vision.alternatives import unsure_faces
 from vision.boxes import area, greedy_match, held_by, iou
-from vision.detections import Box, Detection, Reading
+from vision.detections import Box, Detection, Kind, Reading
 from vision.stillness import moved, thumbnail
 
 
@@ -297,8 +297,9 @@ def vote_track(track: Sequence[Detection], config: SettleConfig) -> tuple[Detect
     confidence = round(share * sum(d.score for d in agreeing) / len(agreeing), 4)
     mostly_uncertain = sum(d.uncertain for d in agreeing) * 2 > len(agreeing)
     uncertain = share < config.min_share or confidence < config.uncertain_below or mostly_uncertain
-    if kind == "card" and config.card_suits_agree:
-        uncertain = uncertain or len({d.face[-1:] for d in track if d.face[:-1] == str(face)[:-1]}) > 1
+    if kind == Kind.CARD and config.card_suits_agree and (shown := agreeing[0].card) is not None:
+        suits = {c.suit for d in track if (c := d.card) is not None and c.rank == shown.rank}
+        uncertain = uncertain or len(suits) > 1
     newest = track[-1]
     alternatives: tuple[str, ...] = ()
     # A speck the detector doubts in some frame, or a die none of the game's (marked faint

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.detections import Detections
+from vision.detections import Detections, Kind
 
 
 def three() -> Detections:
@@ -35,7 +35,7 @@ def test_every_array_is_selected_alike():
         assert picked.boxes.tolist() == d.boxes[rows].tolist()
         assert picked.probabilities.tolist() == d.probabilities[rows].tolist()
         assert picked.data["colour_p"].tolist() == np.eye(3)[rows].tolist()
-        assert picked.classes == ("a", "b") and picked.kind == "die"
+        assert picked.classes == ("a", "b") and picked.kind is Kind.DIE
     assert d.without(np.array([False, True, False])).best() == ("a", "a")
     assert d.without(np.zeros(3, bool)) is d
 
@@ -46,6 +46,8 @@ def test_merge_keeps_kind_classes_and_data():
     assert len(both) == 4 and both.data["extra"].tolist() == [0, 1, 2, 1]
     with pytest.raises(ValueError, match="one kind"):
         Detections.merge([d, replace(d, kind="card")])
+    with pytest.raises(ValueError, match="unknown kind"):
+        replace(d, kind="chip")
     assert len(Detections.merge([])) == 0
 
 

@@ -559,6 +559,16 @@ def test_collect_crops_of_cards_labels_rank_and_suit(tmp_path):
     assert face_counts(crops, CARD_RANKS) == {"10": 1, "Q": 1}
 
 
+def test_collect_crops_cuts_nothing_for_a_card_labelled_face_down(tmp_path):
+    from vision.detections import CARD_SUITS
+
+    source, item, _ = make_card_images(tmp_path)[0]
+    down = Detection("card", "", None, (30, 30, 60, 80), 1.0)  # in play, no face to learn
+    item = dataclasses.replace(item, objects=(*item.objects, down))
+    crops = collect_crops([(source, item)], list(CARD_SUITS), 40, 1.25, context=False, log=lambda _: None, kind="card")
+    assert crops.faces.tolist() == [9, 11] and crops.colours.tolist() == [1, 0]
+
+
 def test_collect_crops_marks_illegible_card_indices_unreadable(tmp_path):
     from vision.detections import CARD_SUITS
 
