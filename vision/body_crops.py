@@ -36,7 +36,7 @@ import numpy as np
 
 from vision.augment import CONTEXT
 from vision.card_body import BODY_RANKS, COURT, COURTS, body_crop, upright
-from vision.detections import CARD_SUITS
+from vision.detections import CARD_SUITS, Card
 from vision.labels_file import LabelledImage
 from vision.legibility import load_scenes
 from vision.train_classifier import CropSet
@@ -68,7 +68,7 @@ class BodyCard:
 
 def body_rank(face: str) -> str:
     """The body's rank of a card face (``"QS"`` -> ``"court"``)."""
-    rank = face[:-1]
+    rank = Card.parse(face).rank
     return COURT if rank in COURTS else rank
 
 
@@ -82,7 +82,7 @@ def body_cards(scene: Mapping[str, Any], min_visible: float = MIN_VISIBLE,
         corners = np.asarray(card["corners_px"], np.float32)
         if float(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T).max()) < min_long_side:
             continue
-        yield BodyCard(body_rank(face), face[-1], corners)
+        yield BodyCard(body_rank(face), Card.parse(face).suit, corners)
 
 
 def collect_bodies(
@@ -164,7 +164,7 @@ def outlined_cards(scene: Mapping[str, Any], outlines: Iterable[np.ndarray]) -> 
         if face is None:
             yield quad, COURT, "S", False
         else:
-            yield quad, body_rank(face), face[-1], err <= WHOLE_CARD
+            yield quad, body_rank(face), Card.parse(face).suit, err <= WHOLE_CARD
 
 
 def collect_outlined(

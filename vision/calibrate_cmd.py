@@ -7,8 +7,9 @@ one for the colour head (:mod:`vision.calibration`), then reads the sets' photos
 dice read sure and wrong (a wrong face, or a die where none is) at or under ``--max-wrong``
 of the labelled dice. The whole read path is measured, not the classifier alone: boxes a
 little off, a die read twice, a speck read as a die are mistakes a player sees too. All
-three numbers go into the folder's ``dice-reader.json`` with a record of what they were
-fitted on::
+three numbers go into the folder's ``dice-reader.json``, and a record of what they were
+fitted on into the training record beside it (``dice-reader.training.json``, under
+``calibration``)::
 
     tableref calibrate runs/yardstick/teach-ld-wheel-rope-engraved ... --models models
 
@@ -34,14 +35,15 @@ from vision.calibration import MAX_WRONG, THRESHOLDS, calibrate_head, indices
 from vision.datasets import load_dataset
 from vision.detections import NOT_AN_INDEX
 from vision.labels_file import DatasetError, LabelledImage
-from vision.manifest import MANIFEST_NAME, ManifestError, ReaderManifest
+from vision.manifest import MANIFEST_NAME, ManifestError, ReaderManifest, load_training_record, save_training_record
 from vision.stages import classify_crops
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sets", type=Path, nargs="+", metavar="SET",
                         help="labelled sets to fit on (a folder or labels file; SET:SPLIT for a YOLO split)")
-    parser.add_argument("--models", type=Path, default=None, help="model folder whose manifest is rewritten (default: models/)")
+    parser.add_argument("--models", type=Path, default=None,
+                        help="model folder whose manifest and training record are rewritten (default: models/)")
     parser.add_argument("--max-wrong", type=float, default=MAX_WRONG,
                         help="the share of sure and wrong readings the threshold allows (default %(default)s)")
     parser.add_argument("--dry-run", action="store_true", help="report what would be written; write nothing")
@@ -136,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("tableref calibrate: --max-wrong is a share, from 0 to under 1")
     try:
         reader = load_reader(model_dir, cards=False)
+        training = load_training_record(model_dir / MANIFEST_NAME)
         items = [item for s in args.sets for item in _load(s)]
     except (ManifestError, DatasetError) as exc:
         raise SystemExit(f"tableref calibrate: {exc}") from None
@@ -183,8 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(json.dumps(record, ensure_ascii=False))
         return 0
-    manifest = reader.manifest
-    training = {**manifest.training, "calibration": record}
-    replace(manifest, classifier=new_spec, threshold=threshold, training=training).save(model_dir / MANIFEST_NAME)
-    print(f"wrote {model_dir / MANIFEST_NAME}")
+    save_training_record(model_dir / MANIFEST_NAME, {**training, "calibration": record})
+    replace(reader.manifest, classifier=new_spec, threshold=threshold).save(model_dir / MANIFEST_NAME)
+    print(f"wrote {model_dir / MANIFEST_NAME} and its training record")
     return 0

@@ -44,11 +44,11 @@ from vision.backends import Model
 from vision.card_body import BODY_RANKS, COURT, as_index_ranks, check_spec, read_bodies
 from vision.card_edges import outline_between
 from vision.card_outline import CardOutline, outline_at
-from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
+from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Card, Detection, Detections, Kind
 from vision.manifest import ManifestError, ReaderManifest
 from vision.policy import ReadPolicy, judge
 from vision.profile import Recalibration
-from vision.stages import BoxesFound, classify_crops, detect_at_scale, prepare_detector
+from vision.stages import classify_crops, detect_at_scale, prepare_detector
 
 # Two corners of one card lie a card's diagonal apart: about 6 index heights on poker and
 # bridge cards. Farther than this many index sides, they cannot be the same card.
@@ -153,7 +153,7 @@ class CardReader:
             "threshold": self.threshold,
             "rejects_non_indices": self.rejects,
             "detector_thresholds": {"conf": knobs.conf, "sure": knobs.sure, "iou": knobs.iou},
-            "trained": self.manifest.training.get("created"),
+            "trained": self.manifest.created,
         }
 
     def with_turns(self, turns: int) -> CardReader:
@@ -196,13 +196,13 @@ class CardReader:
     def prepare(self, height: int, width: int) -> None:
         prepare_detector(self.detector, self.detector_spec, height, width)
 
-    def detect(self, image: np.ndarray, photo: bool = False) -> BoxesFound:
+    def detect(self, image: np.ndarray, photo: bool = False) -> Detections:
         """Corner-index boxes in ``image`` after confidence filtering and NMS, and a
         zoomed-out look when the indices are too large for the detector (a close-up;
         :func:`~vision.stages.detect_zoomed_out`). A ``photo`` is also looked at zoomed out
         when no index was found, and zoomed in when it is large and its indices small for
         the detector (a wide photo; :func:`~vision.stages.detect_zoomed_in`)."""
-        return detect_at_scale(self.detector, self.detector_spec, image, photo)
+        return replace(detect_at_scale(self.detector, self.detector_spec, image, photo), kind=Kind.CARD)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities for each index box (one batched call), the mean over
@@ -281,8 +281,9 @@ class CardReader:
         :meth:`merge` joins a card's corners by (the first half of :meth:`read`)."""
         found = self.detect(image, photo)
         rank_p, suit_p = self.classify(image, found.boxes)
-        rows, indices = self._label_rows(found.boxes, rank_p, suit_p, found.scores)
-        return CornerReadings(indices, rank_p[rows, : len(CARD_RANKS)], suit_p[rows])
+        found = found.classified(self.manifest.classifier.faces, rank_p, suit_p=suit_p)
+        rows, indices = self._label_rows(found.boxes, found.probabilities, found.data["suit_p"], found.scores)
+        return CornerReadings(indices, found.probabilities[rows, : len(CARD_RANKS)], found.data["suit_p"][rows])
 
     def merge(self, corners: CornerReadings, image: np.ndarray | None = None) -> tuple[Detection, ...]:
         """The cards ``corners`` make, one object per card (the second half of :meth:`read`).
@@ -345,10 +346,11 @@ class CardReader:
             # corner reads, and that corner is sure (two views of three agree, each sure),
             # or the body is sure of the pip rank too and only unsure corners read another suit: a
             # stray index grouped with the card, or a 4 px suit smudged.
-            suits_differ = len({c.face[-1] for c in views}) > 1
+            shown = [Card.parse(c.face) for c in views]
+            suits_differ = len({card.suit for card in shown}) > 1
             if suits_differ and body is not None and float(body[1][s]) >= self.threshold:
-                agree = [c for c in views if c.face[-1] == CARD_SUITS[s]]
-                dissent_sure = any(not c.uncertain for c in views if c.face[-1] != CARD_SUITS[s])
+                agree = [c for c, card in zip(views, shown) if card.suit_index == s]
+                dissent_sure = any(not c.uncertain for c, card in zip(views, shown) if card.suit_index != s)
                 suits_differ = not (any(not c.uncertain for c in agree)
                                     or (body_decides and bool(agree) and not dissent_sure))
             face = CARD_RANKS[r] + CARD_SUITS[s]
@@ -439,7 +441,7 @@ def _faint_court_pair(views: Sequence[Detection], body: tuple[np.ndarray, np.nda
     if len(views) < 2 or len({c.face for c in views}) > 1 or max(c.score for c in views) < threshold:
         return False
     ranks, suits = body
-    suit = CARD_SUITS.index(views[0].face[-1])
+    suit = Card.parse(views[0].face).suit_index
     return (BODY_RANKS[int(ranks.argmax())] == COURT and float(ranks.max()) >= threshold
             and int(suits.argmax()) == suit and float(suits[suit]) >= threshold)
 
@@ -447,13 +449,14 @@ def _faint_court_pair(views: Sequence[Detection], body: tuple[np.ndarray, np.nda
 def _one_rank_pair(group: Sequence[int], indices: Sequence[Detection]) -> bool:
     """Whether ``group`` is two indices of one rank that their readings alone do not decide:
     a card whose outline may be inferred from its corners (:func:`outline_between`)."""
-    return (len(group) == 2 and indices[group[0]].face[:-1] == indices[group[1]].face[:-1]
+    return (len(group) == 2 and Card.parse(indices[group[0]].face).rank == Card.parse(indices[group[1]].face).rank
             and not decided_by_corners(group, indices))
 
 
 def _one_rank_one_colour(a: Detection, b: Detection) -> bool:
     """Whether two readings differ only between the two suits of one colour (5S and 5C)."""
-    return a.face[:-1] == b.face[:-1] and any({a.face[-1], b.face[-1]} <= set(pair) for pair in SUIT_COLOURS)
+    x, y = Card.parse(a.face), Card.parse(b.face)
+    return x.rank == y.rank and any({x.suit, y.suit} <= set(pair) for pair in SUIT_COLOURS)
 
 
 def _near(a: Detection, b: Detection, span: float) -> bool:

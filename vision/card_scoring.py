@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detections import Detection
+from vision.detections import Card, Detection
 from vision.scoring import Metrics, Overlap, _ratio, greedy_match, score
 
 # Look-alike ranks a corner-index reader is known to mix up. "8/B" and "Q/O" in the brief
@@ -34,11 +34,13 @@ SWEEP = (0.5, 0.7, 0.8, 0.9, 0.95, 0.98)  # reporting thresholds tried by :func:
 
 
 def rank_of(face: str) -> str:
-    return face[:-1]
+    """A card face's rank ("10H" -> "10"); "" for a card face down (no face)."""
+    return Card.parse(face).rank if face else ""
 
 
 def suit_of(face: str) -> str:
-    return face[-1:]  # "" for a card face down
+    """A card face's suit ("10H" -> "H"); "" for a card face down (no face)."""
+    return Card.parse(face).suit if face else ""
 
 
 def _view(objects: Sequence[Detection], part) -> list[Detection]:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.detections import Detection
+from vision.detections import Card, Detection
 from vision.pacer import Pacer
 from vision.synth.card_faces import ALL_CARDS
 from vision.synth.card_layout import CardOptions, check_options
@@ -121,9 +121,9 @@ def doubt_reveal(
     if not 1 <= count <= len(pool):
         raise BadSceneConfig(f"cannot show {count} cards out of {len(pool)} possible")
     if rank is None:
-        rank = pool[int(rng.integers(len(pool)))][:-1]
-    honest = [c for c in pool if c[:-1] == rank]
-    others = [c for c in pool if c[:-1] != rank]
+        rank = Card.parse(pool[int(rng.integers(len(pool)))]).rank
+    honest = [c for c in pool if Card.parse(c).rank == rank]
+    others = [c for c in pool if Card.parse(c).rank != rank]
     if len(honest) >= count and (not others or rng.random() < 0.5):
         picked = [honest[i] for i in rng.choice(len(honest), count, replace=False)]
     else:  # a lie: at least one card off the rank

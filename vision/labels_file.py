@@ -24,7 +24,7 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from vision.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, Detection
+from vision.detections import DIE_FACES, Card, Detection, InvalidCard
 
 LABELS = "labels.jsonl"  # a teach labels file's name in a folder (the yardstick's splits)
 BOX_SLACK_PX = 1.0
@@ -117,8 +117,10 @@ def _label_object(raw: Any, k: int, width: int, height: int) -> tuple[Detection,
     elif kind == "die":
         _reason(face in DIE_FACES, f"{where}: unknown die face {face!r}")
     else:
-        _reason(isinstance(face, str) and face[:-1] in CARD_RANKS and face[-1:] in CARD_SUITS,
-                f"{where}: unknown card {face!r} (rank A 2..10 J Q K, suit S H D C)")
+        try:
+            Card.parse(face)
+        except InvalidCard:
+            raise ValueError(f"{where}: unknown card {face!r} (rank A 2..10 J Q K, suit S H D C)") from None
     colour = raw.get("colour")
     _reason(colour is None or (isinstance(colour, str) and bool(colour)), f"{where}: colour must be a name or null")
     box = raw.get("box")

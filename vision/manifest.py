@@ -1,8 +1,11 @@
 """``models/dice-reader.json``: what the runtime needs to know about the two ONNX models.
 
 The manifest names the files, their input sizes and class lists, the reporting
-thresholds, and (free-form) how they were trained. Training writes it; the reader
-only reads it.
+thresholds, and when the models were last trained. Training writes it; the reader
+only reads it. How they were trained (data, seeds, options, the runs they continued
+from, the calibration) is the *training record*, a free-form JSON object in its own
+file beside the manifest (:func:`training_record_path`: ``dice-reader.training.json``):
+the runtime never needs it, so it never loads it.
 
 >>> m = ReaderManifest(DetectorSpec(), ClassifierSpec(colours=("white", "red")))
 >>> ReaderManifest.from_json(m.to_json()) == m
@@ -16,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +181,7 @@ def _spec_of(obj: Mapping[str, Any]) -> ClassifierSpec:
 
 @dataclass(frozen=True)
 class ReaderManifest:
-    """The two models, the reporting threshold, how they were trained, and any
+    """The two models, the reporting threshold, when they were trained, and any
     *specialists*: more classifiers on the same crops, each for a few faces the first one
     confuses (its ``faces``; ``colours`` empty), e.g. ブ and プ, or the six pip counts.
     Their groups of faces do not overlap. Only the dice reader asks specialists (the card
@@ -193,7 +196,6 @@ class ReaderManifest:
     detector: DetectorSpec
     classifier: ClassifierSpec
     threshold: float = 0.5  # face confidence below which a reading is flagged uncertain
-    training: Mapping[str, Any] = field(default_factory=dict, compare=False)
     specialists: tuple[ClassifierSpec, ...] = ()
     # A larger classifier asked about the dice the first one reads under ``second_opinion_below``,
     # whenever a look is taken (photos, settled live reveals): its reading is averaged in.
@@ -202,6 +204,9 @@ class ReaderManifest:
     # The card reader's classifier of whole card bodies, warped upright from their outlines
     # (vision.card_body): a third view of a card beside its two corner indices.
     body: ClassifierSpec | None = None
+    # When the last training run wrote this manifest (ISO 8601, UTC): the reader's ``info``
+    # shows it as ``trained``. None: never trained (a manifest made by hand or by a test).
+    created: str | None = None
 
     def __post_init__(self) -> None:
         if self.second_opinion is not None:
@@ -223,12 +228,13 @@ class ReaderManifest:
             seen |= set(spec.faces)
 
     def to_json(self) -> dict[str, Any]:
-        out = {
-            "format": FORMAT,
+        out: dict[str, Any] = {"format": FORMAT}
+        if self.created is not None:
+            out["created"] = self.created
+        out |= {
             "detector": _detector_json(self.detector),
             "classifier": _spec_json(self.classifier),
             "threshold": self.threshold,
-            "training": dict(self.training),
         }
         if self.specialists:
             out["specialists"] = [_spec_json(spec) for spec in self.specialists]
@@ -241,6 +247,14 @@ class ReaderManifest:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "ReaderManifest":
+        """The manifest in ``obj``. A manifest written before the training record had its own
+        file holds it under ``"training"``: only its ``created`` time is taken from it.
+
+        >>> old = {"format": FORMAT, "detector": {}, "classifier": {"faces": ["1", "2"]},
+        ...        "training": {"created": "2026-11-29T02:44:06+00:00", "detector": {"epochs": 100}}}
+        >>> ReaderManifest.from_json(old).created
+        '2026-11-29T02:44:06+00:00'
+        """
         try:
             if obj.get("format") != FORMAT:
                 raise ManifestError(f"unsupported manifest format {obj.get('format')!r} (expected {FORMAT})")
@@ -248,29 +262,77 @@ class ReaderManifest:
                 detector=DetectorSpec(**dict(obj["detector"])),
                 classifier=_spec_of(obj["classifier"]),
                 threshold=float(obj.get("threshold", 0.5)),
-                training=dict(obj.get("training", {})),
                 specialists=tuple(_spec_of(spec) for spec in obj.get("specialists", ())),
                 second_opinion=_spec_of(obj["second_opinion"]) if obj.get("second_opinion") else None,
                 second_opinion_below=float(obj.get("second_opinion_below", 0.9)),
                 body=_spec_of(obj["body"]) if obj.get("body") else None,
+                created=_created_of(obj),
             )
         except (KeyError, TypeError) as exc:
             raise ManifestError(f"malformed manifest: {exc}") from None
 
     @classmethod
     def load(cls, path: Path) -> "ReaderManifest":
-        try:
-            obj = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ManifestError(f"no model manifest at {path}") from None
-        except (OSError, ValueError) as exc:
-            raise ManifestError(f"cannot read {path}: {exc}") from None
-        if not isinstance(obj, dict):
-            raise ManifestError(f"{path}: expected a JSON object")
-        return cls.from_json(obj)
+        return cls.from_json(_json_object(path, "model manifest"))
 
     def save(self, path: Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        _write_json(path, self.to_json())
+
+
+def _created_of(obj: Mapping[str, Any]) -> str | None:
+    """The manifest's ``created`` time, or an old manifest's, which its ``"training"`` held."""
+    created = obj.get("created")
+    if created is None and isinstance(obj.get("training"), Mapping):
+        created = obj["training"].get("created")
+    return None if created is None else str(created)
+
+
+def _json_object(path: Path, what: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"no {what} at {path}") from None
+    except (OSError, ValueError) as exc:
+        raise ManifestError(f"cannot read {path}: {exc}") from None
+    if not isinstance(obj, dict):
+        raise ManifestError(f"{path}: expected a JSON object")
+    return obj
+
+
+def _write_json(path: Path, obj: Mapping[str, Any]) -> None:
+    Path(path).write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def training_record_path(manifest_path: Path) -> Path:
+    """The training record's file beside a manifest: ``<stem>.training.json``.
+
+    >>> training_record_path(Path("models/card-reader.json")).as_posix()
+    'models/card-reader.training.json'
+    """
+    path = Path(manifest_path)
+    return path.with_name(f"{path.stem}.training.json")
+
+
+def load_training_record(manifest_path: Path) -> dict[str, Any]:
+    """The training record of the manifest at ``manifest_path``, for a run that adds to it:
+    its own file's; else the ``"training"`` an old manifest still holds (the next save moves
+    it into the record file); else empty (no record yet, or no manifest). Raises
+    :class:`ManifestError` when the record file is there but unreadable: a run that went on
+    would overwrite the record of every earlier one."""
+    record_path = training_record_path(manifest_path)
+    if record_path.is_file():
+        return _json_object(record_path, "training record")
+    try:
+        old = _json_object(manifest_path, "model manifest")
+    except ManifestError:
+        return {}
+    training = old.get("training")
+    return dict(training) if isinstance(training, Mapping) else {}
+
+
+def save_training_record(manifest_path: Path, record: Mapping[str, Any]) -> None:
+    """Write ``record`` to the training record's file beside the manifest at ``manifest_path``."""
+    _write_json(training_record_path(manifest_path), record)
 
 
 def sha256_of(path: Path) -> str:

@@ -40,7 +40,7 @@ from vision.alternatives import face_alternatives
 from vision.backends import Model, default_threads, load_model
 from vision.boxes import smaller_share
 from vision.card_reader import CardReader, CornerReadings
-from vision.detections import NOT_AN_INDEX, Detection, Reading
+from vision.detections import NOT_AN_INDEX, Detection, Detections, Reading
 from vision.manifest import (
     CARD_MANIFEST_NAME,
     MANIFEST_NAME,
@@ -53,7 +53,6 @@ from vision.policy import DiceKnobs, Look, Mode, ReadPolicy, judge
 from vision.profile import Profile
 from vision.stages import (
     MIN_BOX_SIDE,
-    BoxesFound,
     classify_crops,
     detect_at_scale,
     holds_a_card_index,
@@ -65,7 +64,7 @@ from vision.stages import (
 )
 from vision.vocabulary import Vocabulary
 
-__all__ = ["MIN_BOX_SIDE", "BoxesFound", "DiceReader", "InvalidImage", "Step", "as_bgr", "load_pair", "load_reader"]
+__all__ = ["MIN_BOX_SIDE", "DiceReader", "InvalidImage", "Step", "as_bgr", "load_pair", "load_reader"]
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 
@@ -225,7 +224,7 @@ class DiceReader:
             "second_look_views": 0 if self.second_look is None else len(self.second_look.views),
             "detector_thresholds": {"conf": knobs.conf, "sure": knobs.sure, "iou": knobs.iou,
                                     "vouch_floor": knobs.vouch_floor},
-            "trained": self.manifest.training.get("created"),
+            "trained": self.manifest.created,
             "cards": None if self.cards is None else self.cards.info,
             "skipped": sorted(step.value for step in self.skipped),
             "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(),
@@ -361,7 +360,7 @@ class DiceReader:
         nothing found and for a wide photo; a live frame is read without a look."""
         return self.second_look is not None
 
-    def detect(self, image: np.ndarray, cards: Sequence[Detection] = ()) -> BoxesFound:
+    def detect(self, image: np.ndarray, cards: Sequence[Detection] = ()) -> Detections:
         """Die boxes in ``image`` after confidence filtering and NMS, and a zoomed-out look when
         the dice are too large for the detector (:func:`~vision.stages.detect_zoomed_out`;
         on a photo, one read with a look, also when no die was found). That look leaves out
@@ -581,11 +580,9 @@ class DiceReader:
             indices, cards = corners.indices, self.cards.merge(corners, image)
         found = self.detect(image, (*indices, *cards))
         face_p, colour_p = self.classify(image, found.boxes)
-        hopeful = self.may_vouch(face_p, found.scores)
-        if not hopeful.all():
-            found = found.without(~hopeful)
-            face_p, colour_p = face_p[hopeful], colour_p[hopeful]
-        dice = self.label_dice(found.boxes, face_p, colour_p, found.scores, found.boxes)
+        found = found.classified(self.manifest.classifier.faces, face_p, colour_p=colour_p)
+        found = found.without(~self.may_vouch(found.probabilities, found.scores))
+        dice = self.label_dice(found.boxes, found.probabilities, found.data["colour_p"], found.scores, found.boxes)
         if corners is not None and self.cards is not None and indices and Step.CROSS_CHECKS not in self.skipped:
             index_boxes = np.array([i.box for i in indices], np.float64)
             on_dice = holds_a_die(index_boxes, dice, self.policy.cards.die_in_an_index)

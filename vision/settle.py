@@ -56,7 +56,7 @@ import numpy as np
 
 from vision.alternatives import unsure_faces
 from vision.boxes import area, greedy_match, held_by, iou
-from vision.detections import Box, Detection, Reading
+from vision.detections import Box, Detection, Kind, Reading
 from vision.policy import SettleConfig, judge
 from vision.stillness import moved, thumbnail
 
@@ -247,8 +247,9 @@ def vote_track(
     share = n_face / len(track)
     confidence = round(share * sum(d.score for d in agreeing) / len(agreeing), 4)
     mostly_uncertain = sum(d.uncertain for d in agreeing) * 2 > len(agreeing)
-    suits_split = (kind == "card" and config.card_suits_agree
-                   and len({d.face[-1:] for d in track if d.face[:-1] == str(face)[:-1]}) > 1)
+    suits_split = False
+    if kind == Kind.CARD and config.card_suits_agree and (shown := agreeing[0].card) is not None:
+        suits_split = len({c.suit for d in track if (c := d.card) is not None and c.rank == shown.rank}) > 1
     uncertain = bool(judge(confidence, config.uncertain_below, share < config.min_share, mostly_uncertain,
                            suits_split, absent).uncertain)
     newest = track[-1]

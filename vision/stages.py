@@ -14,7 +14,7 @@ from vision.backends import Model, prepare_image, run_image
 from vision.boxes import held_by, letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.calibration import tempered
 from vision.crops import crop_batch
-from vision.detections import Detection
+from vision.detections import Detection, Detections
 from vision.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
 from vision.policy import CardKnobs, DiceKnobs, Look, ReadPolicy, View
 
@@ -23,23 +23,7 @@ from vision.policy import CardKnobs, DiceKnobs, Look, ReadPolicy, View
 MIN_BOX_SIDE = 2.0
 
 
-@dataclass(frozen=True)
-class BoxesFound:
-    """Detector output for one frame, in original-image pixels."""
-
-    boxes: np.ndarray  # (N, 4) float32 x1 y1 x2 y2
-    scores: np.ndarray  # (N,) float32
-
-    @classmethod
-    def empty(cls) -> BoxesFound:
-        return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32))
-
-    def without(self, drop: np.ndarray) -> BoxesFound:
-        """These boxes but those ``drop`` (a boolean mask) marks."""
-        return BoxesFound(self.boxes[~drop], self.scores[~drop]) if drop.any() else self
-
-
-def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFound:
+def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> Detections:
     """Boxes found by a single-class YOLO detector in ``image``, after confidence filtering
     (from ``spec.floor``) and NMS."""
     lb = letterbox(image, spec.imgsz, spec.stride)
@@ -49,13 +33,13 @@ def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> BoxesFo
     conf = pred[:, 4:].max(axis=1)
     keep = conf >= spec.floor
     if not keep.any():
-        return BoxesFound.empty()
+        return Detections.empty()
     boxes, conf = xywh_to_xyxy(pred[keep, :4]), conf[keep]
     idx = nms(boxes, conf, spec.iou_threshold, spec.max_det)
     boxes = lb.to_original(boxes[idx])
     conf = conf[idx].astype(np.float32)
     ok = ((boxes[:, 2] - boxes[:, 0]) >= MIN_BOX_SIDE) & ((boxes[:, 3] - boxes[:, 1]) >= MIN_BOX_SIDE)
-    return BoxesFound(boxes[ok], conf[ok])
+    return Detections(boxes[ok], conf[ok])
 
 
 def at_imgsz(spec: DetectorSpec, imgsz: int) -> DetectorSpec:
@@ -75,7 +59,7 @@ def _half(spec: DetectorSpec) -> int:
 
 def detect_zoomed_out(
     model: Model, spec: DetectorSpec, image: np.ndarray, photo: bool = False, cards: Sequence[Detection] = (),
-) -> BoxesFound:
+) -> Detections:
     """:func:`detect_boxes`, and a second pass at half the input size when the dice found
     are too large for the detector (``spec.zoom_out_above``), or, on a ``photo``, when
     none was found at all, or whenever ``spec.zoom_out_photo_score`` is set.
@@ -114,8 +98,8 @@ def detect_zoomed_out(
 
 
 def detect_zoomed_in(
-    model: Model, spec: DetectorSpec, image: np.ndarray, found: BoxesFound, enlarge: float | None = None,
-) -> BoxesFound:
+    model: Model, spec: DetectorSpec, image: np.ndarray, found: Detections, enlarge: float | None = None,
+) -> Detections:
     """``found`` (the boxes of a photo), and the sure boxes of a second, closer pass when a
     tenth or more of the boxes found are under ``spec.zoom_in_below`` input px (or, on a
     photo four times the input or more on its long side, none was found); both go through
@@ -149,7 +133,7 @@ def detect_zoomed_in(
 def detect_at_scale(
     model: Model, spec: DetectorSpec, image: np.ndarray, photo: bool, cards: Sequence[Detection] = (),
     enlarge: float | None = None,
-) -> BoxesFound:
+) -> Detections:
     """What a reader's detector finds: :func:`detect_zoomed_out`, which on a ``photo`` also
     looks again when nothing was found, then, on a photo only, :func:`detect_zoomed_in`
     (``enlarge``: its closer pass on photos that are not wide). The dice and card readers
@@ -158,20 +142,17 @@ def detect_at_scale(
     return detect_zoomed_in(model, spec, image, found, enlarge) if photo else found
 
 
-def _dice(spec: DetectorSpec, found: BoxesFound) -> np.ndarray:
+def _dice(spec: DetectorSpec, found: Detections) -> np.ndarray:
     """The boxes of ``found`` that count as dice before any reading: none under
     ``spec.conf_threshold``, which only a classifier's vouching makes dice."""
     return found.boxes[found.scores >= spec.conf_threshold]
 
 
-def _merged(spec: DetectorSpec, found: BoxesFound, other: BoxesFound, add: np.ndarray) -> BoxesFound:
+def _merged(spec: DetectorSpec, found: Detections, other: Detections, add: np.ndarray) -> Detections:
     """``found`` and the ``add`` boxes of another pass, through NMS together."""
     if not add.any():
         return found
-    boxes = np.concatenate([found.boxes, other.boxes[add]])
-    scores = np.concatenate([found.scores, other.scores[add]])
-    idx = nms(boxes, scores, spec.iou_threshold, spec.max_det)
-    return BoxesFound(boxes[idx].astype(np.float32), scores[idx].astype(np.float32))
+    return Detections.merge([found, other[add]]).with_nms(spec.iou_threshold, spec.max_det)
 
 
 def holds_a_card(boxes: np.ndarray, cards: Sequence[Detection]) -> np.ndarray:

@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.boxes import greedy_match
 from vision.card_reader import CardReader
-from vision.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX
+from vision.detections import CARD_RANKS, NOT_AN_INDEX, Card
 from vision.labels_file import LabelledImage
 from vision.profile import Profile, Recalibration
 from vision.reader import DiceReader, as_bgr
@@ -134,8 +134,8 @@ def taught_indices(cards: CardReader, photo: LabelledImage, image: np.ndarray) -
         inside = [c for c in labelled if c.box[0] <= cx <= c.box[2] and c.box[1] <= cy <= c.box[3]]
         if len(inside) == 1:
             face = inside[0].face
-            ranks.append(CARD_RANKS.index(face[:-1]))
-            suits.append(CARD_SUITS.index(face[-1]))
+            ranks.append(Card.parse(face).rank_index)
+            suits.append(Card.parse(face).suit_index)
         elif not inside and cards.rejects and not any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in others):
             ranks.append(len(CARD_RANKS))  # the classifier's "no index"
             suits.append(-1)

@@ -9,11 +9,12 @@
 
 Writes ``models/dice-detector.onnx``, ``models/dice-classifier.onnx``, the detector's
 PyTorch weights ``models/dice-detector.pt`` (for fine-tuning and ``tableref bench``) and
-the ``models/dice-reader.json`` manifest. With ``--cards`` it trains the card reader
-instead on the card labels of the synthetic sets (a corner-index detector and a
-rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
-``card-classifier.onnx`` and ``card-reader.json``; the real tray's photos, which hold no
-card, join them only with ``--real-negatives``. ``--stage specialist`` trains only a
+the ``models/dice-reader.json`` manifest, and adds what the run did to the training
+record beside it (``models/dice-reader.training.json``). With ``--cards`` it trains the
+card reader instead on the card labels of the synthetic sets (a corner-index detector and
+a rank/suit classifier): ``models/card-detector.onnx``, ``card-detector.pt``,
+``card-classifier.onnx``, ``card-reader.json`` and ``card-reader.training.json``; the
+real tray's photos, which hold no card, join them only with ``--real-negatives``. ``--stage specialist`` trains only a
 specialist: the same network on the same crops, for the few faces of
 ``--specialist-faces``, written to ``--specialist-file`` (``models/dice-specialist.onnx``)
 and recorded in the dice manifest beside any others (one per group of faces); the card
@@ -61,6 +62,8 @@ from vision.manifest import (
     DetectorSpec,
     ManifestError,
     ReaderManifest,
+    load_training_record,
+    save_training_record,
     sha256_of,
 )
 from vision.train_classifier import ARCHES, ClassifierConfig
@@ -697,10 +700,10 @@ def mine_negatives(args: argparse.Namespace, items) -> tuple[dict[Path, Any], di
     return mined, record
 
 
-def run_average(args, manifest: ReaderManifest) -> tuple[ClassifierSpec, dict[str, Any]]:
+def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict[str, Any]]:
     """The classifier as the mean of the weights of ``--average`` checkpoints, exported at
-    ``--crop`` (default: the first checkpoint's crop size). The manifest's previous
-    classifier record moves to the new record's ``previous_runs``."""
+    ``--crop`` (default: the first checkpoint's crop size). The ``training`` record's
+    previous classifier entry moves to the new entry's ``previous_runs``."""
     from vision import train_classifier as tc
 
     target = target_of(args)
@@ -723,7 +726,7 @@ def run_average(args, manifest: ReaderManifest) -> tuple[ClassifierSpec, dict[st
     spec = ClassifierSpec(file=onnx_path.name, size=size, expand=first["config"].get("expand", 1.25),
                           faces=tuple(record["faces"]), colours=tuple(record["colours"]), sha256=sha256_of(onnx_path),
                           turns=target.turns)
-    previous = dict(manifest.training.get("classifier", {}))
+    previous = dict(training.get("classifier", {}))
     earlier = previous.pop("previous_runs", [])
     section = {
         "architecture": f"the mean of {len(args.average)} runs' weights (a uniform model soup) of one network: "
@@ -739,7 +742,7 @@ def run_average(args, manifest: ReaderManifest) -> tuple[ClassifierSpec, dict[st
 def updated_record(
     previous: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]], now: str, common: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """The manifest's training record after this run: every earlier entry stays (stages
+    """The training record after this run: every earlier entry stays (stages
     trained in other sessions, choices such as the threshold); the stages trained now
     are replaced, each with ``common`` (time, seed, data, hardware) added.
 
@@ -807,6 +810,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     target = target_of(args)
     manifest = existing_manifest(args.out, target)
+    path = args.out / target.manifest
+    try:  # read before training: an unreadable record is refused, not overwritten hours later
+        record = load_training_record(path)
+    except ManifestError as exc:
+        print(f"tableref train: {exc}", file=sys.stderr)
+        return 2
     det_spec, cls_spec, specialists = manifest.detector, manifest.classifier, manifest.specialists
     second, below = manifest.second_opinion, manifest.second_opinion_below
     if args.stage == "second-opinion":
@@ -848,10 +857,10 @@ def run(args: argparse.Namespace) -> int:
     data = recipe(args, items)
     common = {"trained": now, "seed": args.seed, "data": data, "hardware": hardware(torch_device),
               "session_wall_s": round(time.time() - started, 1)}
-    training = updated_record(manifest.training, sections, now, common)
-    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, training, specialists, second, below, body)
-    manifest.save(args.out / target.manifest)
-    log(f"wrote {args.out / target.manifest} ({time.time() - started:.0f} s)")
+    save_training_record(path, updated_record(record, sections, now, common))
+    manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, specialists, second, below, body, created=now)
+    manifest.save(path)
+    log(f"wrote {path} and its training record ({time.time() - started:.0f} s)")
     return 0
 
 
@@ -862,13 +871,18 @@ def run_averaged(args: argparse.Namespace, started: float) -> int:
         return 2
     target = target_of(args)
     manifest = existing_manifest(args.out, target)
-    spec, section = run_average(args, manifest)
+    path = args.out / target.manifest
+    try:
+        record = load_training_record(path)
+    except ManifestError as exc:
+        print(f"tableref train: {exc}", file=sys.stderr)
+        return 2
+    spec, section = run_average(args, record)
     now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     common = {"trained": now, "data": "each averaged run's own (see averaged_from and the model card)",
               "hardware": hardware("cpu"), "session_wall_s": round(time.time() - started, 1)}
-    training = updated_record(manifest.training, {"classifier": section}, now, common)
-    manifest = replace(manifest, classifier=spec, training=training)
-    manifest.save(args.out / target.manifest)
-    log(f"wrote {args.out / target.manifest}: the classifier is the mean of {len(args.average)} checkpoints "
+    save_training_record(path, updated_record(record, {"classifier": section}, now, common))
+    replace(manifest, classifier=spec, created=now).save(path)
+    log(f"wrote {path}: the classifier is the mean of {len(args.average)} checkpoints "
         f"({time.time() - started:.0f} s)")
     return 0

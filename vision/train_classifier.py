@@ -144,7 +144,9 @@ def collect_crops(
         flags = legible.get(item.path, (True,) * len(objects))
         if len(flags) != len(objects):
             raise ValueError(f"{item.path}: {len(flags)} legibility flags for {len(objects)} labelled {kind}s")
-        boxes = [(d.box, *((d.face[:-1], d.face[-1]) if kind == "card" else (d.face, d.colour)), ok)
+        # A card's crop is labelled with its rank and suit; a card face down (no card) has no
+        # face of ``faces`` and gives no crop, as a die whose face is not one of them.
+        boxes = [(d.box, *((card.rank, card.suit) if (card := d.card) is not None else (d.face, d.colour)), ok)
                  for d, ok in zip(objects, flags)]
         boxes += [(tuple(b), NOT_AN_INDEX, None, True) for b in false]
         for box, face, colour, ok in boxes:

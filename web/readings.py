@@ -31,7 +31,7 @@ from typing import Any
 
 from referee.errors import MalformedEvent, Misread
 from referee.game import Rules, State
-from vision.detections import Detection, Reading
+from vision.detections import Card, Detection, InvalidCard, Kind, Reading
 
 from web.errors import BadRequest, NotFourOfAKind
 
@@ -198,16 +198,25 @@ def discard_event(player: str, objects: Sequence[Mapping[str, Any]]) -> JSON:
     ...
     web.errors.NotFourOfAKind: The camera read QS, QH? (2 cards), not four cards of one rank: ...
     """
-    cards = [o for o in objects if o.get("kind") == "card"]
+    cards = [o for o in objects if o.get("kind") == Kind.CARD]
     faces = [str(o["face"]) for o in cards]
     sure = not any(o.get("uncertain") for o in cards)
-    if len(cards) == 4 and sure and len({f[:-1] for f in faces}) == 1 and len({f[-1] for f in faces}) == 4:
-        return {"type": "discard", "player": player, "rank": faces[0][:-1]}
+    named = _cards(faces)
+    if len(cards) == 4 and sure and named and len({c.rank for c in named}) == 1 and len({c.suit for c in named}) == 4:
+        return {"type": "discard", "player": player, "rank": named[0].rank}
     if not cards:
         raise NotFourOfAKind(read="no card", read_ja="カードなし")
     shown = [f + ("?" if o.get("uncertain") else "") for f, o in zip(faces, cards)]
     raise NotFourOfAKind(read=f"{', '.join(shown)} ({len(cards)} card{'s' if len(cards) != 1 else ''})",
                          read_ja=f"{'、'.join(shown)}（{len(cards)}枚）")
+
+
+def _cards(faces: Sequence[str]) -> list[Card] | None:
+    """The cards ``faces`` name; None when one of them is no card (then they are no four of a kind)."""
+    try:
+        return [Card.parse(f) for f in faces]
+    except InvalidCard:
+        return None
 
 
 def apply_changes(objects: Sequence[Mapping[str, Any]], changes: Any, game: str) -> tuple[JSON, ...]:

@@ -54,7 +54,7 @@ from referee.errors import RefereeError
 from referee.game import State
 from referee.log import GameLog
 from referee.replay import rules_for, start
-from vision.detections import Detection, Reading
+from vision.detections import Card, Detection, Reading
 from vision.labels_file import LabelledImage
 from vision.live_eval import ClipResult, add_clip_arguments as add_live_arguments, play_all, run_config, summarise
 from vision.live_eval import report as live_report
@@ -87,7 +87,7 @@ def tables_for(game: str, truth: Sequence[Mapping[str, Any]]) -> list[Table]:
     rules = rules_for(game)
     dice = len(truth)
     if game == "doubt":
-        rank = Counter(str(o["face"])[:-1] for o in truth).most_common(1)[0][0]  # ties: the first seen
+        rank = Counter(Card.parse(str(o["face"])).rank for o in truth).most_common(1)[0][0]  # ties: the first seen
         state = start(GameLog(game, PLAYERS)).apply(rules.parse_event({"type": "deal", "dealer": "C"}, PLAYERS))
         play = next(a for a in state.legal_actions()
                     if a.to_json() == {"type": "play", "player": "A", "count": dice, "rank": rank})
@@ -142,7 +142,7 @@ def scene_table(game: str, truth: Sequence[Mapping[str, Any]], seed: int) -> Tab
     if game == "doubt":
         rules = rules_for(game)
         state = start(GameLog(game, PLAYERS)).apply(rules.parse_event({"type": "deal", "dealer": "C"}, PLAYERS))
-        true_rank = Counter(str(o["face"])[:-1] for o in truth).most_common(1)[0][0]
+        true_rank = Counter(Card.parse(str(o["face"])).rank for o in truth).most_common(1)[0][0]
         ranks = sorted({a.to_json()["rank"] for a in state.legal_actions() if a.to_json()["type"] == "play"})
         others = [r for r in ranks if r != true_rank]
         rank = true_rank if rng.random() < 0.5 or not others else rng.choice(others)

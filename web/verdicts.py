@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from vision.detections import Card, InvalidCard
+
 JSON = dict[str, Any]
 
 _WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -92,8 +94,12 @@ def _doubt(before: Mapping[str, Any], after: Mapping[str, Any], objects: Sequenc
     }
 
 
-def _card_rank(face: str) -> str:
-    return face[:-1] if len(face) >= 2 else face
+def _card_rank(face: str) -> str | None:
+    """The rank of a card's face ("10H" -> "10"); None for a face that is no card."""
+    try:
+        return Card.parse(face).rank
+    except InvalidCard:
+        return None
 
 
 def _pin456(before: Mapping[str, Any], after: Mapping[str, Any], objects: Sequence[Mapping[str, Any]]) -> JSON:

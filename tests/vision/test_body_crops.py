@@ -77,7 +77,7 @@ def test_a_tiny_body_run_is_named_in_the_card_manifest_and_read(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     from tests.vision import tiny_card_reader, tiny_reader
-    from vision.manifest import CARD_BODY_NAME, CARD_MANIFEST_NAME, ReaderManifest
+    from vision.manifest import CARD_BODY_NAME, CARD_MANIFEST_NAME, ReaderManifest, load_training_record
     from vision.reader import load_reader
     from web.cli import main
 
@@ -91,7 +91,8 @@ def test_a_tiny_body_run_is_named_in_the_card_manifest_and_read(tmp_path):
     after = ReaderManifest.load(models / CARD_MANIFEST_NAME)
     assert after.body is not None and after.body.file == CARD_BODY_NAME and after.body.faces == BODY_RANKS
     assert after.classifier == before.classifier and after.detector == before.detector
-    assert after.training["body"]["crops"]["train"] == 4
+    record = load_training_record(models / CARD_MANIFEST_NAME)
+    assert record["body"]["crops"]["train"] == 4 and after.created == record["created"] != before.created
     cards = load_reader(models).cards
     assert cards is not None and cards.body is not None
     assert cards.info["body"]["file"] == CARD_BODY_NAME

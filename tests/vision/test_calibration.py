@@ -16,7 +16,7 @@ from vision.calibration import (
     nll,
     tempered,
 )
-from vision.manifest import ClassifierSpec, ManifestError, ReaderManifest, DetectorSpec
+from vision.manifest import ClassifierSpec, DetectorSpec, ManifestError, ReaderManifest, load_training_record
 from web.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,6 +69,9 @@ def test_a_manifest_keeps_its_temperatures_and_refuses_nonsense() -> None:
 
 
 def test_calibrate_writes_temperatures_threshold_and_its_record(tmp_path: Path, capsys) -> None:
+    """The numbers go into the manifest and what they were fitted on into the training record
+    beside it; a folder whose old manifest still holds the record under ``"training"`` has it
+    moved there, every earlier entry kept."""
     data = tmp_path / "set"
     assert main(["synth", "--out", str(data), "--n", "4", "--seed", "5", "--quiet", "--workers", "1"]) == 0
     models = tmp_path / "models"
@@ -79,12 +82,18 @@ def test_calibrate_writes_temperatures_threshold_and_its_record(tmp_path: Path, 
             shutil.copy(REPO / "models" / manifest[key]["file"], models)
     for spec in manifest.get("specialists", []):
         shutil.copy(REPO / "models" / spec["file"], models)
-    shutil.copy(REPO / "models" / "dice-reader.json", models)
+    earlier = load_training_record(REPO / "models" / "dice-reader.json")
+    assert {"created", "detector", "classifier"} <= set(earlier)
+    (models / "dice-reader.json").write_text(json.dumps({**manifest, "training": earlier}), "utf-8")
     assert main(["calibrate", str(data), "--models", str(models), "--max-wrong", "0.01"]) == 0
     out = capsys.readouterr().out
     assert "temperature" in out and "threshold" in out
     written = json.loads((models / "dice-reader.json").read_text("utf-8"))
-    record = written["training"]["calibration"]
+    assert "training" not in written and written["created"] == earlier["created"]  # calibrating trains nothing
+    training = json.loads((models / "dice-reader.training.json").read_text("utf-8"))
+    assert {k: v for k, v in training.items() if k != "calibration"} == \
+        {k: v for k, v in earlier.items() if k != "calibration"}
+    record = training["calibration"]
     assert record["sets"] == [str(data)] and record["images"] > 0 and record["max_wrong"] == 0.01
     assert written["threshold"] == record["threshold"]
     assert written["classifier"].get("temperature", 1.0) == pytest.approx(record["faces"]["temperature"], abs=1e-3)

@@ -123,7 +123,7 @@ def test_read_bodies_reads_each_card_both_ways_up_in_one_call():
 
 def reader(body: FixedBody | None) -> CardReader:
     m = card_manifest()
-    m = ReaderManifest(m.detector, m.classifier, 0.8, m.training, body=BODY if body else None)
+    m = replace(m, threshold=0.8, body=BODY if body else None)
     return CardReader(m, None, None, body=body)  # type: ignore[arg-type]  # merge needs no detector
 
 

@@ -429,11 +429,11 @@ def _probs(rank: str, p_rank: float, suit: str, p_suit: float) -> tuple[np.ndarr
 
 def _reader_seeing(boxes, readings) -> CardReader:
     """The tiny card reader, its detector and classifier replaced by fixed boxes and readings."""
-    from vision.stages import BoxesFound
+    from vision.detections import Detections
 
     reader = tc.fake_card_reader(threshold=0.8)
     ranks, suits = zip(*(_probs(*r) for r in readings))
-    reader.detect = lambda image, photo=False: BoxesFound(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
+    reader.detect = lambda image, photo=False: Detections(np.array(boxes, np.float32), np.full(len(boxes), 0.9, np.float32))  # type: ignore[method-assign]
     reader.classify = lambda image, b: (np.array(ranks), np.array(suits))  # type: ignore[method-assign]
     return reader
 

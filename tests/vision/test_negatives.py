@@ -222,15 +222,16 @@ def test_train_teaches_the_card_classifier_no_index_and_the_reader_loads_it(tmp_
                                                    "card-classifier.onnx", "card-body.onnx"),
                                   ["--stage", "classifier", "--cls-negatives", str(DEFAULT_MODEL_DIR),
                                    "--cls-negatives-conf", "0.01", "--cls-illegible", "unsure"])
-    from vision.manifest import ReaderManifest
+    from vision.manifest import ReaderManifest, load_training_record
     from vision.reader import load_card_reader
 
     manifest = ReaderManifest.load(out / "card-reader.json")
     assert manifest.classifier.faces == WITH_NONE and manifest.classifier.turns == 4
-    record = manifest.training["classifier"]["negatives"]
+    training = load_training_record(out / "card-reader.json")
+    record = training["classifier"]["negatives"]
     assert record["conf"] == 0.01 and record["train"] + record["val"] > 0
     assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "card-reader.json").detector.sha256
-    illegible = manifest.training["classifier"]["illegible"]  # and smudged indices were taught "don't know"
+    illegible = training["classifier"]["illegible"]  # and smudged indices were taught "don't know"
     assert illegible["rule"]["min_glyph_px"] == 8.0 and illegible["train"] + illegible["val"] > 0
     assert manifest.body is not None  # training the classifier keeps the body classifier named
     reader = load_card_reader(out, threads=1)
@@ -249,7 +250,7 @@ def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_pa
     import shutil
 
     from vision.detections import DIE_FACES
-    from vision.manifest import ReaderManifest
+    from vision.manifest import ReaderManifest, load_training_record
     from vision.reader import load_reader
     from vision.policy import Mode
     from web.cli import main
@@ -268,7 +269,7 @@ def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_pa
                  "--runs", str(tmp_path / "runs"), "--out", str(out)]) == 0
     manifest = ReaderManifest.load(out / "dice-reader.json")
     assert manifest.classifier.faces == (*DIE_FACES, NOT_AN_INDEX)
-    record = manifest.training["classifier"]["negatives"]
+    record = load_training_record(out / "dice-reader.json")["classifier"]["negatives"]
     assert record["conf"] == 0.01 and record["train"] + record["val"] > 0
     assert record["sha256"] == ReaderManifest.load(DEFAULT_MODEL_DIR / "dice-reader.json").detector.sha256
     reader = load_reader(out).in_mode(Mode.PHOTO)

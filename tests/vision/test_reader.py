@@ -147,7 +147,7 @@ def test_manifest_problems_are_reported(tiny_dir, tmp_path):
         load_reader(tmp_path)
     (tmp_path / "dice-classifier.onnx").write_bytes((tiny_dir / "dice-classifier.onnx").read_bytes())
     m = ReaderManifest.load(tmp_path / "dice-reader.json")
-    ReaderManifest(m.detector, m.classifier, m.threshold, m.training,
+    ReaderManifest(m.detector, m.classifier, m.threshold,
                    (ClassifierSpec(file="dice-specialist.onnx", size=48, faces=("プ", "2")),)).save(tmp_path / "dice-reader.json")
     with pytest.raises(ManifestError, match="specialist model .* is missing"):
         load_reader(tmp_path)

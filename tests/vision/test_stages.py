@@ -10,12 +10,11 @@ import pytest
 from tests.vision import tiny_reader as tiny
 from dataclasses import replace
 
-from vision.detections import DIE_FACES, Detection
+from vision.detections import DIE_FACES, Detection, Detections
 from vision.manifest import SPECIALIST_NAME, ClassifierSpec, DetectorSpec, ManifestError, ReaderManifest
 from vision.policy import Look, Mode, ReadPolicy
 from vision.reader import DiceReader
 from vision.stages import (
-    BoxesFound,
     ask_specialist,
     classify_crops,
     detect_boxes,

@@ -559,6 +559,16 @@ def test_collect_crops_of_cards_labels_rank_and_suit(tmp_path):
     assert face_counts(crops, CARD_RANKS) == {"10": 1, "Q": 1}
 
 
+def test_collect_crops_cuts_nothing_for_a_card_labelled_face_down(tmp_path):
+    from vision.detections import CARD_SUITS
+
+    source, item, _ = make_card_images(tmp_path)[0]
+    down = Detection("card", "", None, (30, 30, 60, 80), 1.0)  # in play, no face to learn
+    item = dataclasses.replace(item, objects=(*item.objects, down))
+    crops = collect_crops([(source, item)], list(CARD_SUITS), 40, 1.25, context=False, log=lambda _: None, kind="card")
+    assert crops.faces.tolist() == [9, 11] and crops.colours.tolist() == [1, 0]
+
+
 def test_collect_crops_marks_illegible_card_indices_unreadable(tmp_path):
     from vision.detections import CARD_SUITS
 
@@ -664,7 +674,8 @@ def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
     pytest.importorskip("onnxruntime")
     import argparse
 
-    from vision.manifest import ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
+    from vision.manifest import (ClassifierSpec, DetectorSpec, ReaderManifest, load_training_record,
+                                 save_training_record, sha256_of)
     from vision.train import add_arguments, run
     from vision.train_classifier import build_model
 
@@ -684,7 +695,8 @@ def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
     models = tmp_path / "models"
     models.mkdir()
     old = {"classifier": {"epochs": 24, "previous_runs": [{"epochs": 12}]}, "threshold": {"value": 0.8}}
-    ReaderManifest(DetectorSpec(sha256="d" * 64), ClassifierSpec(), 0.8, old).save(models / "dice-reader.json")
+    ReaderManifest(DetectorSpec(sha256="d" * 64), ClassifierSpec(), 0.8).save(models / "dice-reader.json")
+    save_training_record(models / "dice-reader.json", old)
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     args = parser.parse_args(["--stage", "classifier", "--average", str(a), "--average", str(b),
@@ -700,10 +712,12 @@ def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
     assert m.detector.sha256 == "d" * 64 and m.threshold == 0.8  # the rest of the reader is kept
     assert m.classifier.size == 48 and m.classifier.colours == ("blue", "red")  # the first run's crop size
     assert m.classifier.sha256 == sha256_of(models / "dice-classifier.onnx")
-    record = m.training["classifier"]
+    training = load_training_record(models / "dice-reader.json")
+    record = training["classifier"]
     assert [r["sha256"] for r in record["averaged_from"]] == [sha256_of(a), sha256_of(b)]
     assert record["previous_runs"] == [{"epochs": 24}, {"epochs": 12}]
-    assert record["export"]["max_abs_err_vs_torch"] < 1e-4 and m.training["threshold"] == {"value": 0.8}
+    assert record["export"]["max_abs_err_vs_torch"] < 1e-4 and training["threshold"] == {"value": 0.8}
+    assert m.created == training["created"] == record["trained"]
 
     wide = checkpoint("wide.pt", 3, width=1.5)
     args = parser.parse_args(["--stage", "classifier", "--average", str(a), "--average", str(wide),
@@ -870,7 +884,7 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
     pytest.importorskip("onnx")
     import shutil
 
-    from vision.manifest import ReaderManifest, sha256_of
+    from vision.manifest import ReaderManifest, load_training_record, sha256_of
     from vision.reader import DEFAULT_MODEL_DIR
     from web.cli import main
 
@@ -886,22 +900,32 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
     manifest = ReaderManifest.load(out / "dice-reader.json")
     [spec] = manifest.specialists
     assert spec.sha256 == sha256_of(out / "dice-specialist.onnx") != before
-    assert manifest.training["dice-specialist"]["init_sha256"] == before
+    assert load_training_record(out / "dice-reader.json")["dice-specialist"]["init_sha256"] == before
 
 
-def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_replaces(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("old_manifest", [False, True], ids=["record-beside", "record-in-old-manifest"])
+def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_replaces(
+    tmp_path, monkeypatch, capsys, old_manifest
+):
     """``tableref train --stage detector --out models``: the new file and its hash go in, the
     thresholds and passes chosen for reading stay (a reader that loses its zoomed pass finds
-    half the dice of wide photos)."""
+    half the dice of wide photos). The run's record joins the earlier ones in the training
+    record beside the manifest, also when an old manifest still held them under ``"training"``."""
     import argparse
     import shutil
 
     from vision import train, train_detector
-    from vision.manifest import ReaderManifest, sha256_of
+    from vision.manifest import ReaderManifest, load_training_record, sha256_of, training_record_path
     from vision.reader import DEFAULT_MODEL_DIR
 
     out = tmp_path / "models"
     shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
+    earlier = load_training_record(out / "dice-reader.json")
+    assert {"created", "detector", "classifier"} <= set(earlier)
+    if old_manifest:
+        doc = json.loads((out / "dice-reader.json").read_text(encoding="utf-8"))
+        (out / "dice-reader.json").write_text(json.dumps({**doc, "training": earlier}), encoding="utf-8")
+        training_record_path(out / "dice-reader.json").unlink()
     before = ReaderManifest.load(out / "dice-reader.json").detector
     assert before.vouch_floor is not None and before.zoom_out_above is not None  # something to keep
     scenes = tmp_path / "set"
@@ -925,3 +949,9 @@ def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_repl
     assert after.sha256 == sha256_of(out / "dice-detector.onnx") != before.sha256
     assert dataclasses.replace(after, sha256=before.sha256) == before
     assert "read-time settings kept from the manifest" in capsys.readouterr().out
+    doc = json.loads((out / "dice-reader.json").read_text(encoding="utf-8"))
+    record = load_training_record(out / "dice-reader.json")
+    assert "training" not in doc and doc["created"] == record["created"] == record["detector"]["trained"]
+    assert record["detector"] != earlier["detector"] and record["detector"]["data"]["val_fraction"] == 0.1
+    assert {k: v for k, v in record.items() if k not in ("created", "detector")} == \
+        {k: v for k, v in earlier.items() if k not in ("created", "detector")}

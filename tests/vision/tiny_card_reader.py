@@ -67,7 +67,7 @@ def manifest(det_sha: str = "", cls_sha: str = "") -> ReaderManifest:
         DetectorSpec(file=CARD_DETECTOR_NAME, imgsz=IMGSZ, sha256=det_sha),
         ClassifierSpec(file=CARD_CLASSIFIER_NAME, size=40, expand=1.25, faces=CARD_RANKS, colours=CARD_SUITS, sha256=cls_sha),
         threshold=0.6,
-        training={"created": "test"},
+        created="test",
     )
 
 

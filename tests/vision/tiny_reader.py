@@ -97,7 +97,7 @@ def manifest(det_sha: str = "", cls_sha: str = "") -> ReaderManifest:
         DetectorSpec(imgsz=IMGSZ, sha256=det_sha),
         ClassifierSpec(size=48, expand=1.25, colours=COLOURS, sha256=cls_sha),
         threshold=0.5,
-        training={"created": "test"},
+        created="test",
     )
 
 
@@ -188,7 +188,7 @@ def build_specialist(folder: Path) -> Path:
     (folder / "specialist-unused-detector.onnx").unlink()
     m = ReaderManifest.load(folder / "dice-reader.json")
     spec = ClassifierSpec(file=SPECIALIST_NAME, size=48, faces=SPECIALIST_FACES, sha256=sha256_of(folder / SPECIALIST_NAME))
-    ReaderManifest(m.detector, m.classifier, m.threshold, m.training, (spec,)).save(folder / "dice-reader.json")
+    replace(m, specialists=(spec,)).save(folder / "dice-reader.json")
     return folder
 
 

@@ -366,3 +366,29 @@ def test_no_camera_placard_in_the_pages_language(browser: Any, tmp_path: Path) -
             assert not page.is_visible("[data-testid=live-video]")
         finally:
             context.close()
+
+
+def test_a_die_at_the_photos_edge_does_not_widen_a_phone_page(browser: Any, server: ServeProcess) -> None:
+    """A small die at the right edge of the reveal photo has a 44 px tap target centred on
+    it, half of which lies past the photo: the page must not grow wider for it (a Nine Dice
+    round whose best hand sat at the edge scrolled a phone sideways by 2 px)."""
+    context, page = new_page(browser, PHONE)
+    try:
+        page.goto(server.url + "/")
+        page.evaluate("""() => {
+          const photo = document.createElement('div');
+          photo.className = 'photo';
+          photo.innerHTML = '<div style="height: 100px"></div>';
+          for (const cls of ['box', 'outline hl']) {
+            const e = document.createElement('div');
+            e.className = cls;
+            Object.assign(e.style, { left: '99.5%', top: '50%', width: '1%', height: '10px' });
+            photo.append(e);
+          }
+          document.querySelector('main').append(photo);
+        }""")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+        target = page.eval_on_selector(".photo .box", _RECT)
+        assert target[2] - target[0] >= 44  # the target keeps its size; only what lies past the photo is clipped
+    finally:
+        context.close()

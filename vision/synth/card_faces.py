@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vision.detections import CARD_RANKS, CARD_SUITS
+from vision.detections import CARD_RANKS, CARD_SUITS, Card, InvalidCard
 from vision.synth import card_art, card_fonts
 from vision.synth.card_suits import SUIT_STYLES, draw_suit, suit_aspect
 from vision.synth.errors import UnknownCard
@@ -57,9 +57,11 @@ PIP_LAYOUTS: dict[int, tuple[tuple[float, float], ...]] = {
 
 def parse_card(code: str) -> tuple[str, str]:
     """``"10H"`` -> ``("10", "H")``; anything else raises :class:`UnknownCard`."""
-    if not isinstance(code, str) or len(code) < 2 or code[:-1] not in CARD_RANKS or code[-1] not in CARD_SUITS:
-        raise UnknownCard(str(code))
-    return code[:-1], code[-1]
+    try:
+        card = Card.parse(code)
+    except InvalidCard:
+        raise UnknownCard(str(code)) from None
+    return card.rank, card.suit
 
 
 @dataclass(frozen=True)

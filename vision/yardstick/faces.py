@@ -12,6 +12,8 @@ import math
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
+from vision.detections import Card
+
 from .designs import RGB, BodyColour, DeckDesign, DiceDesign
 from .fonts import CARD_GLYPHS, KATAKANA, font_path
 
@@ -189,7 +191,8 @@ def _rounded_alpha(w: int, h: int, radius: int) -> Image.Image:
 
 def card_face(deck: DeckDesign, card: str) -> Image.Image:
     """RGBA texture of a card's face: corner indices (rank over suit) at two corners and a simple centre."""
-    rank, suit = card[:-1], card[-1]
+    shown = Card.parse(card)
+    rank, suit = shown.rank, shown.suit
     w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
     img = Image.new("RGB", (w, h), _u8(deck.paper))
     d = ImageDraw.Draw(img)
