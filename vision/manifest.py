@@ -70,7 +70,7 @@ class DetectorSpec:
     many input pixels, the dice are smaller than the detector was trained on, and it is
     detected again closer: at twice the input size on a photo four times the input or more
     on its long side (also when none was found), and for the dice reader at
-    :data:`vision.stages.ENLARGE` times it on a smaller photo
+    its policy's ``enlarge`` (:class:`vision.policy.DiceKnobs`) times it on a smaller photo
     (:func:`vision.stages.detect_zoomed_in`). None: no such pass.
     ``vouch_floor``: boxes from this score up to ``conf_threshold`` are found too, and a
     reader keeps one only when its classifier vouches for it as surely a die
