@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from vision.detections import Reading
+from vision.read.detections import Reading
 
 JSON = dict[str, Any]
 
@@ -123,7 +123,7 @@ def mjpeg_from(frame: Callable[[], tuple[object, bytes] | None], fps: float, max
 
 
 def _placard() -> bytes:
-    from vision.overlay import draw_placard, encode_jpeg
+    from vision.live.overlay import draw_placard, encode_jpeg
 
     return encode_jpeg(draw_placard(["no camera", "enter readings by hand", "tableref serve --source 0|FILE|URL|DIR|demo"]))
 

@@ -15,16 +15,16 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("web.serve_cmd", "run the table dashboard (camera or built-in demo source)"),
     "replay": ("web.replay_cmd", "replay a game log and print the final state as JSON"),
-    "read": ("vision.read_cmd", "read the dice and cards in photos"),
+    "read": ("vision.commands.read", "read the dice and cards in photos"),
     "synth": ("vision.synth.cli", "render a synthetic labelled dataset of table scenes"),
-    "train": ("vision.train", "train the detector and face classifier, export ONNX"),
-    "teach": ("vision.teach_cmd", "teach a reader profile a table's own dice from labelled photos"),
-    "teach-curve": ("vision.teach_curve", "how fast a profile learns a labelled set: accuracy against taught photos"),
-    "calibrate": ("vision.calibrate_cmd", "fit the classifier's temperatures and the one reporting threshold on a labelled set"),
+    "train": ("vision.train.command", "train the detector and face classifier, export ONNX"),
+    "teach": ("vision.commands.teach", "teach a reader profile a table's own dice from labelled photos"),
+    "teach-curve": ("vision.evaluate.teach_curve", "how fast a profile learns a labelled set: accuracy against taught photos"),
+    "calibrate": ("vision.commands.calibrate", "fit the classifier's temperatures and the one reporting threshold on a labelled set"),
     "eval": ("web.eval_cmd", "score the reader on a labelled dataset (and judge its scenes as a table would)"),
-    "eval-live": ("vision.live_eval", "score settled live reveals on rendered clips (frames' vote and closer look)"),
+    "eval-live": ("vision.evaluate.live", "score settled live reveals on rendered clips (frames' vote and closer look)"),
     "eval-verdicts": ("web.verdict_eval", "judge settled live reveals as a table does, against the true dice's verdicts"),
-    "bench": ("vision.bench", "benchmark the runtime reader"),
+    "bench": ("vision.evaluate.bench", "benchmark the runtime reader"),
     "yardstick": ("vision.yardstick.render_cmd", "render the independent yardstick scenes (Blender/Cycles, render extra)"),
 }
 

@@ -1,4 +1,4 @@
-"""``tableref eval``: :mod:`vision.evaluate`, with the scenes that name their game also judged
+"""``tableref eval``: :mod:`vision.evaluate.photos`, with the scenes that name their game also judged
 as the table would judge them (:func:`web.verdict_eval.scene_verdicts`).
 
 The reader's scores live in vision/, which holds no game rules; the verdicts need the
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from vision.evaluate import add_arguments as add_eval_arguments
-from vision.evaluate import run as run_eval
+from vision.evaluate.photos import add_arguments as add_eval_arguments
+from vision.evaluate.photos import run as run_eval
 
 from web.verdict_eval import scene_verdicts
 

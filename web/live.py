@@ -1,4 +1,4 @@
-"""The vision pipeline (:class:`vision.pipeline.LivePipeline`) seen as a :class:`~web.camera.TableCamera`.
+"""The vision pipeline (:class:`vision.live.pipeline.LivePipeline`) seen as a :class:`~web.camera.TableCamera`.
 
 The pipeline reads frames, runs the reader, settles reveals and draws the
 annotated view; this adapter only translates: settled reveals get the wall
@@ -47,7 +47,7 @@ def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> 
     """
     import numpy as np
 
-    from vision import demo
+    from vision.demo import table as demo
 
     rng = np.random.default_rng(seed)
     if game == "doubt":
@@ -70,7 +70,7 @@ def demo_specs(game: str, state: Mapping[str, Any], seed: int | None = None) -> 
 
 
 def _doubt_cards(rng: Any, state: Mapping[str, Any]) -> list[Any] | None:
-    from vision import demo
+    from vision.demo import table as demo
 
     discard = state.get("discard")
     if discard is not None:  # a player is about to lay down four of a kind
@@ -161,7 +161,7 @@ class PipelineCamera:
     def _convert(self, settled: Any) -> Settled:
         jpeg = None
         if getattr(settled, "image", None) is not None:
-            from vision.overlay import encode_jpeg
+            from vision.live.overlay import encode_jpeg
 
             jpeg = encode_jpeg(settled.image, 90)
         with self._lock:
@@ -183,7 +183,7 @@ class PipelineCamera:
     def expect(self, game: str, state: JSON) -> None:
         """Read what the waiting table plays with (dice as that game's dice, or cards for
         Doubt), and with the demo source, reveal dice (or cards) that fit the table."""
-        from vision.vocabulary import game_vocabulary
+        from vision.read.vocabulary import game_vocabulary
 
         self.pipeline.watch({object_kind(game)}, game_vocabulary(game))
         specs = demo_specs(game, state)
@@ -192,7 +192,7 @@ class PipelineCamera:
 
     def use_profile(self, profile: Any) -> None:
         """Read with the reader profile of the table the camera reads for now (None: the reader
-        as the server was started); see :meth:`~vision.pipeline.LivePipeline.use_profile`."""
+        as the server was started); see :meth:`~vision.live.pipeline.LivePipeline.use_profile`."""
         self.pipeline.use_profile(profile)
 
     def keep(self) -> None:

@@ -4,7 +4,7 @@
 
 (``tableref bench --live`` runs the same functions.)
 
-- :func:`bench_pipeline_fps` runs :class:`~vision.pipeline.LivePipeline` on the demo
+- :func:`bench_pipeline_fps` runs :class:`~vision.live.pipeline.LivePipeline` on the demo
   source with the real reader and overlays, served by the dashboard app to one MJPEG
   consumer over HTTP, and reports the capture, detection and streamed frame rates
   (target: 15 a second, the demo's rate, on a 2-core laptop).
@@ -207,7 +207,7 @@ def bench_pipeline_fps(
     """Run the live pipeline for ``seconds`` (after a warm-up) and measure its frame rates.
 
     ``source`` is anything ``tableref serve --source`` takes (default: the demo at ``fps``
-    frames a second); ``reader`` defaults to the real one (:func:`vision.reader.load_reader`
+    frames a second); ``reader`` defaults to the real one (:func:`vision.read.reader.load_reader`
     on ``models``). Detection is capped at ``fps`` and the MJPEG stream at ``stream_fps``
     (default ``fps``). With the demo, the warm-up waits until its first bank of clips
     is rendered, so the window measures the steady state (one clip re-rendered per cycle
@@ -218,12 +218,12 @@ def bench_pipeline_fps(
     (``reader_ms_median`` / ``_p90``), the overlay+JPEG time, frames skipped, the CPU
     this process used (``cpu_percent``, 200 = both cores) and the load average.
     """
-    from vision.pipeline import LivePipeline
+    from vision.live.pipeline import LivePipeline
 
     from web.live import PipelineCamera
 
     if reader is None:
-        from vision.reader import load_reader
+        from vision.read.reader import load_reader
 
         reader = load_reader(models)
     timed = TimedReader(reader)

@@ -1,5 +1,5 @@
 """The reader profiles a dashboard keeps: ``DATA/profiles/<id>/``, each a
-:class:`~vision.profile_store.ProfileFolder` with a display name.
+:class:`~vision.teach.store.ProfileFolder` with a display name.
 
 ::
 
@@ -9,12 +9,12 @@
     DATA/profiles/<id>/photos/...      the kept photos, named by their content
 
 Ids are made here (never taken from a request); every file is replaced whole
-(:func:`~vision.profile_store.write_atomic`), and a profile is deleted by renaming its
+(:func:`~vision.teach.store.write_atomic`), and a profile is deleted by renaming its
 folder aside first, so a crash leaves it there or gone, never half. A profile travels as
 a zip of its folder; an imported zip is checked whole before anything is kept: its size,
 only the files a profile holds (no other path, no link, no ``..``), each photo named by
 its own content and decodable, and every labels line checked as ``tableref teach`` checks
-it (:func:`~vision.labels_file.load_labels`).
+it (:func:`~vision.teach.labels.load_labels`).
 
 >>> import tempfile
 >>> lib = ProfileLibrary(Path(tempfile.mkdtemp()))
@@ -41,10 +41,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from vision.image_io import UnreadableImage, decode_image
-from vision.labels_file import DatasetError, LabelsError, load_labels
-from vision.profile import PROFILE_FILE, Profile, ProfileError
-from vision.profile_store import LABELS_FILE, PHOTOS, ProfileFolder, write_atomic
+from vision.read.image_io import UnreadableImage, decode_image
+from vision.teach.labels import DatasetError, LabelsError, load_labels
+from vision.read.profile import PROFILE_FILE, Profile, ProfileError
+from vision.teach.store import LABELS_FILE, PHOTOS, ProfileFolder, write_atomic
 from web.errors import BadProfileFile, BadRequest, ProfileFileTooLarge, ProfileNotFound
 from web.store import now
 
@@ -187,7 +187,7 @@ class ProfileLibrary:
 
     def loaded(self, pid: str) -> Profile | None:
         """Profile ``pid`` as fitted (None before any teaching), loaded again only when its
-        file changed. :class:`~vision.profile.ProfileError` when it is damaged."""
+        file changed. :class:`~vision.read.profile.ProfileError` when it is damaged."""
         path = self.path(pid) / PROFILE_FILE
         try:
             st = path.stat()

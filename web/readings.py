@@ -31,7 +31,7 @@ from typing import Any
 
 from referee.errors import MalformedEvent, Misread
 from referee.game import Rules, State
-from vision.detections import Card, Detection, InvalidCard, Kind, Reading
+from vision.read.detections import Card, Detection, InvalidCard, Kind, Reading
 
 from web.errors import BadRequest, NotFourOfAKind
 
@@ -129,11 +129,11 @@ def parse_reading(raw: Any, game: str) -> ParsedReading:
 
 
 def from_reading(reading: Reading, game: str | None = None) -> ParsedReading:
-    """A camera :class:`~vision.detections.Reading` in the stored shape; with ``game``, only the
+    """A camera :class:`~vision.read.detections.Reading` in the stored shape; with ``game``, only the
     objects that game is played with (the camera reads dice and cards alike, and a deck or a
     die lying beside another game is not part of its reveal).
 
-    >>> from vision.detections import Detection
+    >>> from vision.read.detections import Detection
     >>> r = Reading((Detection("die", "3", "red", (0, 0, 9, 9), 0.9), Detection("card", "QS", None, (20, 0, 30, 20), 0.9)))
     >>> [o["face"] for o in from_reading(r, "doubt").objects], len(from_reading(r).objects)
     (['QS'], 2)

@@ -16,7 +16,7 @@ from referee.errors import MalformedLog
 from referee.json_limits import MAX_DEPTH, json_line
 from referee.log import MAX_LOG_BYTES
 from referee.replay import ReplayError, replay_json
-from vision.regular_file import FileRefused, read_regular_file
+from vision.read.regular_file import FileRefused, read_regular_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +31,7 @@ def _fail(reason: str, event: int | None) -> int:
 
 def _read(name: str) -> str:
     """The log's text: standard input for ``-``, else a regular file of at most MAX_LOG_BYTES
-    (not a pipe or a device, which could block or never end: see :mod:`vision.regular_file`)."""
+    (not a pipe or a device, which could block or never end: see :mod:`vision.read.regular_file`)."""
     if name == "-":
         text = sys.stdin.read(MAX_LOG_BYTES + 1)
         if len(text) > MAX_LOG_BYTES:

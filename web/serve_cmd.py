@@ -3,7 +3,7 @@
     tableref serve [--source 0|FILE|URL|DIR|demo|none] [--camera-size WxH|native] [--host H] [--port P]
                    [--data DIR] [--models DIR]
 
-- ``--source``: where frames come from (see :mod:`vision.sources`). Default: camera 0
+- ``--source``: where frames come from (see :mod:`vision.live.sources`). Default: camera 0
   if it opens, else the built-in demo (the choice is printed at start). ``none`` runs
   without a camera: reveals are entered by hand on the page.
 - ``--camera-size``: what a webcam is asked for, 1280x720 by default (a Doubt card's
@@ -32,7 +32,7 @@ from typing import Any
 
 from web.context import DEFAULT_PORT, ServerConfig
 
-# The same as vision.sources.WEBCAM_SIZE, which is not imported here: `serve --help` and a
+# The same as vision.live.sources.WEBCAM_SIZE, which is not imported here: `serve --help` and a
 # table without a camera should not load OpenCV.
 WEBCAM_SIZE = (1280, 720)
 
@@ -105,7 +105,7 @@ def _pick_source(spec: str | None, size: tuple[int, int] | None = WEBCAM_SIZE) -
     if spec is not None:
         return spec, "as given"
     try:
-        from vision.sources import open_source
+        from vision.live.sources import open_source
 
         source = open_source("0", size=size)
         got = getattr(source, "size", None)
@@ -124,13 +124,13 @@ def _camera(
     if source.lower() == "none":
         return NoCamera(), "no camera: readings are entered by hand"
     try:
-        from vision.reader import load_reader
+        from vision.read.reader import load_reader
 
         reader = load_reader(models).with_profile(profile)
     except Exception as err:
         reason = f"no reader model ({err}); readings are entered by hand"
         return NoCamera(reason), reason
-    from vision.pipeline import LivePipeline
+    from vision.live.pipeline import LivePipeline
 
     from web.live import PipelineCamera
 
@@ -142,7 +142,7 @@ def _camera(
 def _teach_reader(models: Path | None) -> Any:
     """The base dice reader that teaches tables' profiles (:mod:`web.teaching`): loaded when a
     table first teaches, apart from the live reader, whose models it shares on disk."""
-    from vision.reader import load_reader
+    from vision.read.reader import load_reader
 
     return load_reader(models, cards=False)
 
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     data = (args.data or default_data_dir()).expanduser()
     profile = None
     if args.profile is not None:
-        from vision.profile import Profile, ProfileError
+        from vision.read.profile import Profile, ProfileError
 
         try:
             profile = Profile.load(args.profile)

@@ -15,13 +15,13 @@ is on. Each photo taught is logged for the table and can be taken back
 photo) and fits again.
 
 Durability: the photo is written, then the labels naming it, then the profile, each file
-whole (:class:`~vision.profile_store.ProfileFolder`), and only then is the teaching
+whole (:class:`~vision.teach.store.ProfileFolder`), and only then is the teaching
 acknowledged, so a server killed at any moment keeps every confirmed photo.
 
-The fit reuses each photo's examples (:func:`~vision.teach.taught_dice`, the base reader's
+The fit reuses each photo's examples (:func:`~vision.teach.fitting.taught_dice`, the base reader's
 probabilities) while its labels are unchanged, so confirming one more photo reads only that
 photo. How well the profile reads photos it was not taught from
-(:func:`~vision.teach.held_out`) is computed off the request thread, once per set of labels.
+(:func:`~vision.teach.fitting.held_out`) is computed off the request thread, once per set of labels.
 The teaching uses readers of its own, never the live pipeline's: OpenVINO's infer requests
 are not shared between threads.
 """
@@ -42,12 +42,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from vision.image_io import UnreadableImage, decode_image, read_image
-from vision.labels_file import DatasetError, LabelledImage, LabelsError, load_labels
-from vision.profile import PROFILE_FILE, Profile, ProfileError
-from vision.profile_store import LABELS_FILE, PHOTOS, label_line, write_atomic
-from vision.reader import DiceReader
-from vision.teach import HeldOut, TaughtPhoto, held_out, taught_photo, teach_examples
+from vision.read.image_io import UnreadableImage, decode_image, read_image
+from vision.teach.labels import DatasetError, LabelledImage, LabelsError, load_labels
+from vision.read.profile import PROFILE_FILE, Profile, ProfileError
+from vision.teach.store import LABELS_FILE, PHOTOS, label_line, write_atomic
+from vision.read.reader import DiceReader
+from vision.teach.fitting import HeldOut, TaughtPhoto, held_out, taught_photo, teach_examples
 from web.errors import (
     AlreadyUndone,
     BadRequest,
@@ -188,7 +188,7 @@ class Teacher:
         except Exception as exc:  # ManifestError, BackendUnavailable ...: say why, once
             self._reader_error = f"{type(exc).__name__}: {exc}"[:200]
             raise NoTeachingReader(reason=self._reader_error) from None
-        from vision.policy import Mode
+        from vision.read.policy import Mode
 
         reader = reader.in_mode(Mode.PHOTO)  # as `tableref teach` reads its photos
         self._readers[role] = reader
@@ -212,7 +212,7 @@ class Teacher:
         return found
 
     def fit(self, photos: Sequence[LabelledImage]) -> Profile:
-        """A profile fitted on ``photos`` as :func:`vision.teach.teach` fits it (each photo's
+        """A profile fitted on ``photos`` as :func:`vision.teach.fitting.teach` fits it (each photo's
         examples read once, while its labels stay the same)."""
         with self._fit_lock:
             reader = self.reader()

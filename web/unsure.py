@@ -8,7 +8,7 @@ a Doubt play is a lie or not whatever the suits.
 The camera gives a die or card that is unsure of its face alone (its box sure, and its
 colour where the game reads one) its ``alternatives``: every face the reader gives at least 2 %
 probability, likeliest first, when together they hold at least 80 % of it
-(:mod:`vision.alternatives`). The table then judges every combination of
+(:mod:`vision.read.alternatives`). The table then judges every combination of
 them. Combinations the referee refuses are dropped, such as a 1 on a Liar's Dice die or
 a second white ス in Nine Dice. If every combination it accepts leads to the same
 :func:`outcome`, the first of them is the verdict. The dice stay marked unsure on the

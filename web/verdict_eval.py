@@ -54,10 +54,10 @@ from referee.errors import RefereeError
 from referee.game import State
 from referee.log import GameLog
 from referee.replay import rules_for, start
-from vision.detections import Card, Detection, Reading
-from vision.labels_file import LabelledImage
-from vision.live_eval import ClipResult, add_clip_arguments as add_live_arguments, play_all, run_config, summarise
-from vision.live_eval import report as live_report
+from vision.read.detections import Card, Detection, Reading
+from vision.teach.labels import LabelledImage
+from vision.evaluate.live import ClipResult, add_clip_arguments as add_live_arguments, play_all, run_config, summarise
+from vision.evaluate.live import report as live_report
 
 from web.readings import from_reading, judge_reading
 from web.unsure import canonical, judge_unsure, outcome

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vision.detections import Card, InvalidCard
+from vision.read.detections import Card, InvalidCard
 
 JSON = dict[str, Any]
 

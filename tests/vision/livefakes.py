@@ -15,8 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detections import Detection, Reading
-from vision.sources import SourceLost
+from vision.read.detections import Detection, Reading
+from vision.live.sources import SourceLost
 
 FACE_LEVELS = {"1": 130, "2": 150, "3": 170, "4": 190, "5": 210, "6": 230, "wheel": 250}
 _LEVEL_FACE = {v: k for k, v in FACE_LEVELS.items()}

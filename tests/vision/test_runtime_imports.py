@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-RUNTIME_MODULES = ["vision.reader", "vision.read_cmd", "vision.evaluate", "vision.bench", "vision.backends", "vision.train"]
+RUNTIME_MODULES = ["vision.read.reader", "vision.commands.read", "vision.evaluate.photos", "vision.evaluate.bench", "vision.read.backends", "vision.train.command"]
 
 
 @pytest.mark.parametrize("module", RUNTIME_MODULES)
@@ -31,19 +31,15 @@ def test_import_does_not_load_torch(module):
 
 PACKAGES = ("vision", "web")
 RUNTIME_PATH = [
-    "vision.reader", "vision.pipeline", "vision.settle", "vision.camera", "vision.sources", "vision.demo",
-    "vision.read_cmd", "web.app", "web.session", "web.serve_cmd",
+    "vision.read.reader", "vision.live.pipeline", "vision.live.settle", "vision.live.camera", "vision.live.sources", "vision.demo.table",
+    "vision.commands.read", "web.app", "web.session", "web.serve_cmd",
 ]
-"""What a table runs: ``tableref read`` (vision.read_cmd), ``tableref serve`` (web.serve_cmd,
+"""What a table runs: ``tableref read`` (vision.commands.read), ``tableref serve`` (web.serve_cmd,
 web.app) and the live path they drive."""
-EVALUATION = {
-    "vision.evaluate", "vision.scoring", "vision.dice_conditions", "vision.legibility", "vision.datasets",
-    "vision.live_eval", "vision.live_compare", "vision.mistakes", "vision.confusion_plot", "vision.teach_curve",
-}
 
 
 def is_training_or_evaluation(module: str) -> bool:
-    return module in EVALUATION or module == "vision.train" or module.startswith("vision.train_")
+    return module.split(".")[:2] in (["vision", "train"], ["vision", "evaluate"])
 
 
 def module_files() -> dict[str, Path]:
@@ -167,11 +163,11 @@ def import_chains(graph: dict[str, set[str]], start: str) -> dict[str, list[str]
 
 def test_the_graph_reads_imports_as_python_runs_them():
     graph, lazy = import_graph(), import_graph(lazy=True)
-    assert "vision.pacer" in graph["vision.demo"]
-    assert "vision.labels_file" in graph["web.teaching"]
+    assert "vision.live.pacer" in graph["vision.demo.table"]
+    assert "vision.teach.labels" in graph["web.teaching"]
     assert "vision.synth.props" in graph["vision.synth.scene"]  # from vision.synth import props
     assert "vision.synth" not in graph["vision.synth.scene"]
-    assert "vision.demo" not in graph["vision.sources"] and "vision.demo" in lazy["vision.sources"]  # opened lazily
+    assert "vision.demo.table" not in graph["vision.live.sources"] and "vision.demo.table" in lazy["vision.live.sources"]  # opened lazily
     assert set(RUNTIME_PATH) <= set(graph)
 
 
@@ -185,7 +181,7 @@ def test_no_module_is_part_of_an_import_cycle():
 
 
 def test_no_cycle_hides_behind_an_import_inside_a_function():
-    """vision.sources opened the demo lazily while vision.demo imported vision.sources: each
+    """vision.live.sources opened the demo lazily while vision.demo.table imported vision.live.sources: each
     module needed the other, and which could load first hung on where the import sat."""
     assert import_cycles(import_graph(lazy=True)) == []
 
@@ -205,5 +201,5 @@ def test_loading_the_runtime_loads_no_training_or_evaluation_module():
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     loaded = done.stdout.strip().split(",")
-    assert "vision.reader" in loaded and "web.app" in loaded
+    assert "vision.read.reader" in loaded and "web.app" in loaded
     assert [m for m in loaded if is_training_or_evaluation(m)] == []

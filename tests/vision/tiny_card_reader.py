@@ -15,9 +15,9 @@ import cv2
 import numpy as np
 
 from tests.vision.tiny_reader import FRAME_H, FRAME_W, IMGSZ, _softmax, _to_input, write_pair
-from vision.card_reader import CardReader
-from vision.detections import CARD_RANKS, CARD_SUITS
-from vision.manifest import CARD_CLASSIFIER_NAME, CARD_DETECTOR_NAME, CARD_MANIFEST_NAME, ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
+from vision.read.card_reader import CardReader
+from vision.read.detections import CARD_RANKS, CARD_SUITS
+from vision.read.manifest import CARD_CLASSIFIER_NAME, CARD_DETECTOR_NAME, CARD_MANIFEST_NAME, ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
 
 GAIN = 30.0
 CHANNEL_CARD = (("Q", "H"), ("7", "S"), ("K", "D"))  # B, G, R dominant
@@ -98,8 +98,8 @@ def build_body(folder: Path) -> Path:
     ``body`` in the card manifest."""
     from dataclasses import replace
 
-    from vision.card_body import BODY_RANKS
-    from vision.manifest import CARD_BODY_NAME
+    from vision.read.card_body import BODY_RANKS
+    from vision.read.manifest import CARD_BODY_NAME
 
     rank_w = np.zeros((3, len(BODY_RANKS)), np.float32)
     rank_w[:, BODY_RANKS.index("7")] = GAIN

@@ -18,9 +18,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detections import DIE_FACES, NOT_AN_INDEX
-from vision.manifest import ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
-from vision.reader import DiceReader
+from vision.read.detections import DIE_FACES, NOT_AN_INDEX
+from vision.read.manifest import ClassifierSpec, DetectorSpec, ReaderManifest, sha256_of
+from vision.read.reader import DiceReader
 
 FRAME_W, FRAME_H = 640, 480
 IMGSZ = 416
@@ -178,7 +178,7 @@ def build_specialist(folder: Path) -> Path:
     """Add a tiny specialist to the models in ``folder`` (after :func:`build_onnx`): it
     tells プ from 2 by the crop's red channel and so reads a blue die as 2 (for the test,
     not for sense), and it is recorded in the manifest."""
-    from vision.manifest import SPECIALIST_NAME
+    from vision.read.manifest import SPECIALIST_NAME
 
     first_w = np.zeros((3, 2), np.float32)
     first_w[2, 0] = GAIN  # a red crop -> プ
@@ -201,7 +201,7 @@ def build_second_opinion(folder: Path, below: float = 0.9) -> Path:
     no view on colour, and is recorded in the manifest to be asked under ``below``."""
     from dataclasses import replace
 
-    from vision.manifest import SECOND_OPINION_NAME as name
+    from vision.read.manifest import SECOND_OPINION_NAME as name
     first_w = np.zeros((3, len(DIE_FACES)), np.float32)
     first_w[:, DIE_FACES.index(SECOND_OPINION_FACE)] = GAIN
     write_pair(folder, detector_output(), (first_w, np.zeros((3, len(COLOURS)), np.float32)), 56,

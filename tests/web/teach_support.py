@@ -15,9 +15,9 @@ import numpy as np
 from web_support import ScriptedCamera
 
 from tests.vision import tiny_reader as tiny
-from vision.detections import Detection, Reading
-from vision.overlay import encode_jpeg
-from vision.reader import DiceReader, load_reader
+from vision.read.detections import Detection, Reading
+from vision.live.overlay import encode_jpeg
+from vision.read.reader import DiceReader, load_reader
 from web.app import create_app
 from web.camera import Settled
 

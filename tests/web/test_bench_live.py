@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detections import Detection, Reading
+from vision.read.detections import Detection, Reading
 from web.live_bench import (
     CHROMIUM,
     FPS_TARGET,
@@ -101,8 +101,8 @@ class DemoOracle:
 
 def test_demo_status_reports_what_the_demo_rendered() -> None:
     """The latency benchmark and the browser test check verdicts against ``status()["demo"]``."""
-    from vision.demo import DemoSource
-    from vision.pipeline import LivePipeline
+    from vision.demo.table import DemoSource
+    from vision.live.pipeline import LivePipeline
     from web.live import PipelineCamera, demo_specs
 
     oracle = DemoOracle()

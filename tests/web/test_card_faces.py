@@ -1,4 +1,4 @@
-"""The table reads card faces as cards (vision.detections.Card), never by slicing the string:
+"""The table reads card faces as cards (vision.read.detections.Card), never by slicing the string:
 Doubt's discard from read cards, and the cards a Doubt verdict highlights."""
 
 from __future__ import annotations

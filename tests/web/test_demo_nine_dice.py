@@ -15,9 +15,9 @@ import pytest
 from web_support import Tables
 
 from referee.nine_dice import Letter
-from vision.demo import DemoSource
-from vision.pipeline import LivePipeline
-from vision.reader import load_reader
+from vision.demo.table import DemoSource
+from vision.live.pipeline import LivePipeline
+from vision.read.reader import load_reader
 from web.app import create_app
 from web.live import PipelineCamera
 

@@ -9,9 +9,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detections import Detection, Reading
-from vision.pipeline import LivePipeline
-from vision.vocabulary import game_vocabulary
+from vision.read.detections import Detection, Reading
+from vision.live.pipeline import LivePipeline
+from vision.read.vocabulary import game_vocabulary
 from web.camera import TableCamera
 from web.live import PipelineCamera, demo_specs
 

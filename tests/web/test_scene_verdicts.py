@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from vision.datasets import LabelledImage
-from vision.detections import Detection
+from vision.evaluate.datasets import LabelledImage
+from vision.read.detections import Detection
 from web.verdict_eval import scene_table, scene_verdict, scene_verdicts
 
 FACES = ["2", "3", "wheel", "5", "5", "6"]  # seed 0 draws a bid on 5s: three counted (5, 5, wheel), bid four

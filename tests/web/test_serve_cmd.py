@@ -32,7 +32,7 @@ def test_arguments_and_defaults() -> None:
 
 
 def test_camera_size_option(capsys: pytest.CaptureFixture[str]) -> None:
-    from vision.sources import WEBCAM_SIZE
+    from vision.live.sources import WEBCAM_SIZE
 
     parser = argparse.ArgumentParser()
     serve_cmd.add_arguments(parser)
@@ -68,7 +68,7 @@ def test_busy_port_is_a_clean_error(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_the_default_camera_says_what_size_it_gives(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.sources as sources
+    import vision.live.sources as sources
 
     class Webcam:
         size = (960, 540)  # the nearest this driver has to what was asked

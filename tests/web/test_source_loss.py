@@ -1,6 +1,6 @@
 """The dashboard when its camera source disappears and comes back (an image folder as the camera).
 
-The app runs on a real :class:`~vision.pipeline.LivePipeline` behind
+The app runs on a real :class:`~vision.live.pipeline.LivePipeline` behind
 :class:`~web.live.PipelineCamera`, with a fixed reader (a test double: this is about
 the camera link, not about reading dice). The folder's images are taken away (the
 folder emptied, or renamed away); ``/api/health`` and the table's SSE stream must say
@@ -25,8 +25,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detections import Detection, Reading
-from vision.pipeline import LivePipeline
+from vision.read.detections import Detection, Reading
+from vision.live.pipeline import LivePipeline
 from web.app import create_app
 from web.live import PipelineCamera
 

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from teach_support import TeachCamera, confirmed, make_app, running
 
-import vision.profile_store
+import vision.teach.store
 from tests.vision import tiny_reader as tiny
-from vision.profile import Profile
-from vision.profile_store import ProfileFolder
-from vision.reader import load_reader
+from vision.read.profile import Profile
+from vision.teach.store import ProfileFolder
+from vision.read.reader import load_reader
 
 pytest.importorskip("onnx")
 
@@ -62,7 +62,7 @@ def test_a_crash_between_writes_keeps_every_confirmed_photo(tmp_path: Path, mode
     confirmed_photos = {p.path.name for p in folder.kept()}
     assert len(confirmed_photos) == 2
 
-    real, calls = vision.profile_store.write_atomic, []
+    real, calls = vision.teach.store.write_atomic, []
 
     def dying(path: Path, data: bytes) -> None:
         calls.append(path.name)
@@ -70,10 +70,10 @@ def test_a_crash_between_writes_keeps_every_confirmed_photo(tmp_path: Path, mode
             raise Killed()
         real(path, data)
 
-    monkeypatch.setattr(vision.profile_store, "write_atomic", dying)
+    monkeypatch.setattr(vision.teach.store, "write_atomic", dying)
     with pytest.raises(Killed):
         teach(client, camera, reader, tid, 3)
-    monkeypatch.setattr(vision.profile_store, "write_atomic", real)
+    monkeypatch.setattr(vision.teach.store, "write_atomic", real)
     app.extensions["tableref"].store.close()
 
     # after the restart: every confirmed photo is kept and the profile reads
@@ -92,7 +92,7 @@ import sys
 sys.path[:0] = [sys.argv[3], sys.argv[3] + "/tests/web"]
 from pathlib import Path
 from teach_support import TeachCamera, confirmed, make_app
-from vision.reader import load_reader
+from vision.read.reader import load_reader
 
 models, data = Path(sys.argv[1]), Path(sys.argv[2])
 reader = load_reader(models, cards=False)

@@ -19,10 +19,10 @@ from web_support import Tables
 import web.profiles
 import web.teaching
 from tests.vision import tiny_reader as tiny
-from vision.pipeline import LivePipeline
-from vision.profile import PROFILE_FILE, Profile
-from vision.profile_store import LABELS_FILE
-from vision.reader import load_reader
+from vision.live.pipeline import LivePipeline
+from vision.read.profile import PROFILE_FILE, Profile
+from vision.teach.store import LABELS_FILE
+from vision.read.reader import load_reader
 
 pytest.importorskip("onnx")
 
@@ -125,7 +125,7 @@ def test_a_confirmed_correction_teaches_the_profile_and_the_live_reader_reads_wi
     assert isinstance(profile, Profile) and profile.photos == 1
     (base,) = [d for d in reader.read(tiny.scene()).dice() if d.box[0] == 200.0]
     (die,) = [d for d in reader.with_profile(profile).read(tiny.scene()).dice() if d.box[0] == 200.0]
-    # one photo changes nothing: too few to check a change by (vision.teach.MIN_TO_CHOOSE)
+    # one photo changes nothing: too few to check a change by (vision.teach.fitting.MIN_TO_CHOOSE)
     assert die.face == base.face and die.score == pytest.approx(base.score, abs=1e-4)
     assert camera.profiles and camera.profiles[-1] is profile  # the live reader reads the table's set now
 
@@ -305,7 +305,7 @@ def test_confirm_refuses_labels_teach_would_refuse_and_keeps_nothing(client: Any
 
 def test_a_doubt_table_keeps_the_cards_it_is_shown(client: Any, app: Any, camera: TeachCamera) -> None:
     from teach_support import jpeg
-    from vision.detections import Detection, Reading
+    from vision.read.detections import Detection, Reading
 
     tid = client.post("/api/tables", json={"game": "doubt", "players": ["A", "B", "C"]}).json["table"]["id"]
     pid = new_profile(client, "Old deck")
@@ -416,9 +416,9 @@ def test_import_refuses_links_other_bodies_and_large_files(client: Any, app: Any
 
 
 def test_live_pipeline_reads_with_the_profile_it_is_given(models: Path, reader: Any, tmp_path: Path) -> None:
-    from vision.teach import teach
-    from vision.datasets import LabelledImage
-    from vision.detections import Detection
+    from vision.teach.fitting import teach
+    from vision.evaluate.datasets import LabelledImage
+    from vision.read.detections import Detection
 
     dice = tuple(Detection("die", f, None, tuple(float(v) for v in box), 1.0)
                  for (box, _, _), f in zip(tiny.DICE, ("プ", "2", "wheel", "2")))

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vision.detections import Detection, Reading
-from vision.live_eval import ClipResult, DiceScore
-from vision.reader import DEFAULT_MODEL_DIR
+from vision.read.detections import Detection, Reading
+from vision.evaluate.live import ClipResult, DiceScore
+from vision.read.reader import DEFAULT_MODEL_DIR
 from web.cli import main
 from web.verdict_eval import LIARS_FACES, OUTCOMES, score_clip, tables_for
 

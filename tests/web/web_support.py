@@ -12,7 +12,7 @@ from typing import Any
 from PIL import Image
 from werkzeug.serving import make_server
 
-from vision.detections import Detection, Reading
+from vision.read.detections import Detection, Reading
 from web.camera import Settled, mjpeg_from
 
 

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from vision.detections import CARD_RANKS, CARD_SUITS, Card, InvalidCard
+from vision.read.detections import CARD_RANKS, CARD_SUITS, Card, InvalidCard
 from vision.synth import card_art, card_fonts
 from vision.synth.card_suits import SUIT_STYLES, draw_suit, suit_aspect
 from vision.synth.errors import UnknownCard

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.detections import CARD_RANKS, CARD_SUITS, Detection
+from vision.read.detections import CARD_RANKS, CARD_SUITS, Detection
 from vision.synth.card_faces import ALL_CARDS, CardDesign, CardFace, draw_back, draw_face
 from vision.synth.errors import BadSceneConfig, UnknownCardLayout
 from vision.synth.geometry import Camera

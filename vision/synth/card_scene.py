@@ -2,7 +2,7 @@
 
 The card counterpart of :func:`vision.synth.scene.render_scene`:
 ``render_card_scene(rng, CardSceneConfig(...)) -> RenderedScene`` with the
-image (BGR uint8), one :class:`vision.detections.Detection` per visible corner
+image (BGR uint8), one :class:`vision.read.detections.Detection` per visible corner
 index (kind "card", face = ``<rank><suit>`` such as ``"10H"``, colour None,
 box = pixel box of the index's rank and suit glyphs, score 1.0), and
 JSON-serialisable ``meta``: every card with its four image corners and its

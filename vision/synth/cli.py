@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reveals", metavar="GAMES",
                         help="comma-separated games: render reveal stills of these games (taken in turn) as the live "
                              "table's webcam sees them, a die's edge 20-46 px at 640 px wide; or doubt alone: Doubt's "
-                             "1-3 revealed cards, 60-220 px tall (vision/reveal_stills.py)")
+                             "1-3 revealed cards, 60-220 px tall (vision/train/reveal_stills.py)")
     parser.add_argument("--boxes-from", type=Path, metavar="MODELS",
                         help="with --reveals: after rendering, label each die (or card index) with the box this model "
                              "folder's reader draws on it (a set to train a classifier or specialist on; eval and "
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None, wide_decks: bool) -> int:
     """``--reveals``: reveal stills (and with ``--boxes-from``, the reader's boxes on them)."""
-    from vision.reveal_stills import RevealConfig
+    from vision.train.reveal_stills import RevealConfig
 
     given = {flag: getattr(args, flag[2:].replace("-", "_"), None) for flag in
              ("--cards", "--mixed", "--layouts", "--families", "--dice-sets", "--marbled")}
@@ -141,9 +141,9 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
         return 2
     reader = None
     if boxes_from is not None:  # load it first: a bad model folder should fail before minutes of rendering
-        from vision.backends import BackendUnavailable
-        from vision.manifest import ManifestError
-        from vision.reader import load_reader
+        from vision.read.backends import BackendUnavailable
+        from vision.read.manifest import ManifestError
+        from vision.read.reader import load_reader
 
         try:
             reader = load_reader(boxes_from, cards=config.kind == "card")
@@ -155,7 +155,7 @@ def _reveals(args: argparse.Namespace, reveals_arg: str, boxes_from: Path | None
     rate = write_dataset(args.out, args.n, args.seed, config, workers=max(1, args.workers), quality=args.quality, progress=not args.quiet)
     print(f"tableref synth: wrote {args.n} reveal stills to {args.out} ({rate:.2f} images/s)", file=sys.stderr)
     if reader is not None:
-        from vision.reader_boxes import use_reader_boxes
+        from vision.train.reader_boxes import use_reader_boxes
 
         use_reader_boxes(Path(args.out), reader, boxes_from, progress=not args.quiet)
     return 0

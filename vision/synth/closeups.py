@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.datasets import ANNOTATIONS
+from vision.evaluate.datasets import ANNOTATIONS
 
 Box = Sequence[float]
 

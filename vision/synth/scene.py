@@ -2,7 +2,7 @@
 
 The contract the detector trainer and the dashboard's demo source rely on:
 ``render_scene(rng, SceneConfig(...)) -> RenderedScene`` with the image (BGR
-uint8), one :class:`vision.detections.Detection` per labelled die (kind "die",
+uint8), one :class:`vision.read.detections.Detection` per labelled die (kind "die",
 face = the up face, colour = body colour name, box = pixel box of the visible
 die, score 1.0), and JSON-serialisable ``meta``.
 
@@ -34,7 +34,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.detections import Detection
+from vision.read.detections import Detection
 from vision.synth import props
 from vision.synth.card_faces import sample_design
 from vision.synth.card_layout import CardOptions, LaidCards, card_sheen, check_options, label_cards, laid_meta, paint_cards, plan_cards

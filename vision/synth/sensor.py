@@ -14,7 +14,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.camera_shifts import motion_kernel
+from vision.synth.camera_shifts import motion_kernel
 from vision.synth.colour import kelvin_rgb, linear_to_srgb
 
 _LUT_MAX = 4.0  # linear values above this all map to white

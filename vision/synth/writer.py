@@ -48,7 +48,7 @@ CARD_LABEL_RULE = (
 
 
 class StillSource(Protocol):
-    """Any other scenes a set can hold (:class:`vision.reveal_stills.RevealConfig`): image
+    """Any other scenes a set can hold (:class:`vision.train.reveal_stills.RevealConfig`): image
     ``index`` drawn from its generator, labelled by the label rule of its ``kind`` of object
     (``"die"`` or ``"card"``)."""
 

@@ -12,7 +12,7 @@ import math
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from vision.detections import Card
+from vision.read.detections import Card
 
 from .designs import RGB, BodyColour, DeckDesign, DiceDesign
 from .fonts import CARD_GLYPHS, KATAKANA, font_path

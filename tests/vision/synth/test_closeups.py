@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.datasets import load_dataset
+from vision.evaluate.datasets import load_dataset
 from vision.synth.closeups import main, window_for, write_close_ups, write_mosaics
 
 

@@ -12,8 +12,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.datasets import load_dataset
-from vision.detections import CARD_RANKS, CARD_SUITS
+from vision.evaluate.datasets import load_dataset
+from vision.read.detections import CARD_RANKS, CARD_SUITS
 from vision.synth import card_fonts
 from vision.synth.card_art import HELDOUT_COURT_STYLES
 from vision.synth.card_faces import ALL_CARDS, PIP_LAYOUTS, draw_back, draw_face, parse_card, sample_design

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from vision.detections import DIE_FACES
+from vision.read.detections import DIE_FACES
 from vision.synth.colour import delta_e, srgb_to_lab
 from vision.synth.designs import (
     BODY_COLOURS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vision.datasets import renderer_of
+from vision.evaluate.datasets import renderer_of
 from vision.synth.scene import RENDERER, SceneConfig
 from vision.synth.writer import Progress, write_dataset
 from web.cli import main

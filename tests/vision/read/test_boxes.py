@@ -1,0 +1,136 @@
+"""Letterbox, IoU, NMS and crop geometry on hand-made cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.read.boxes import (
+    PAD_VALUE, contained_share, held_by, iou, iou_matrix, letterbox, nms, smaller_share, xywh_to_xyxy,
+)
+from vision.read.crops import crop_batch, cut_square, square_crop, square_region
+
+
+@pytest.mark.parametrize(
+    ("h", "w", "size", "expect_shape", "scale", "pad"),
+    [
+        (480, 640, 416, (320, 416), 0.65, (0, 4)),
+        (720, 1280, 416, (256, 416), 0.325, (0, 11)),  # 1280x720 -> 416x234, padded to 256
+        (640, 640, 416, (416, 416), 0.65, (0, 0)),
+        (640, 480, 416, (416, 320), 0.65, (4, 0)),  # portrait
+        (100, 200, 416, (224, 416), 2.08, (0, 8)),  # enlarged
+    ],
+)
+def test_letterbox_shape_scale_and_padding(h, w, size, expect_shape, scale, pad):
+    lb = letterbox(np.zeros((h, w, 3), np.uint8), size)
+    assert lb.image.shape[:2] == expect_shape
+    assert lb.scale == pytest.approx(scale)
+    assert (lb.pad_x, lb.pad_y) == pad
+    assert lb.image.shape[0] % 32 == 0 and lb.image.shape[1] % 32 == 0
+
+
+def test_letterbox_square_mode_and_pad_colour():
+    lb = letterbox(np.full((480, 640, 3), 7, np.uint8), 416, square=True)
+    assert lb.image.shape == (416, 416, 3)
+    assert lb.pad_y == 52
+    assert (lb.image[0, 0] == PAD_VALUE).all() and (lb.image[-1, -1] == PAD_VALUE).all()
+    assert (lb.image[208, 208] == 7).all()
+
+
+def test_letterbox_places_content_where_to_original_says():
+    img = np.zeros((480, 640, 3), np.uint8)
+    img[100:140, 200:260] = 255  # a bright block, frame pixels
+    lb = letterbox(img, 416)
+    ys, xs = np.nonzero(lb.image[:, :, 0] > 128)
+    found = lb.to_original(np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float32))[0]
+    assert found == pytest.approx([200, 100, 260, 140], abs=2)
+
+
+def test_to_original_clips_to_frame():
+    lb = letterbox(np.zeros((480, 640, 3), np.uint8), 416)
+    out = lb.to_original(np.array([[-20.0, -20.0, 500.0, 500.0]]))
+    assert out.tolist() == [[0.0, 0.0, 640.0, 480.0]]
+
+
+def test_letterbox_rejects_empty():
+    with pytest.raises(ValueError):
+        letterbox(np.zeros((0, 5, 3), np.uint8), 416)
+
+
+def test_xywh_to_xyxy():
+    assert xywh_to_xyxy(np.array([[5, 5, 10, 4]])).tolist() == [[0, 3, 10, 7]]
+
+
+def test_iou_known_values():
+    a = np.array([[0, 0, 10, 10]])
+    b = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [10, 10, 20, 20], [2, 2, 4, 4]])
+    assert iou_matrix(a, b)[0] == pytest.approx([1.0, 50 / 150, 0.0, 4 / 100])
+    assert iou_matrix(np.zeros((0, 4)), b).shape == (0, 4)
+    assert [iou(a[0], box) for box in b] == iou_matrix(a, b)[0].tolist()
+
+
+def test_containment_is_the_inner_box_share_and_its_threshold():
+    card = np.array([[0, 0, 100, 150]])
+    corner, half_out, far = [5, 5, 20, 30], [90, 0, 110, 20], [200, 200, 210, 210]
+    inner = np.array([corner, half_out, far])
+    assert contained_share(inner, card)[:, 0].tolist() == [1.0, 0.5, 0.0]
+    assert contained_share(card, inner)[0].tolist() == pytest.approx([375 / 15000, 200 / 15000, 0.0])
+    assert held_by(inner, card, 0.5)[:, 0].tolist() == [True, True, False]
+    assert held_by(inner, card, 0.51)[:, 0].tolist() == [True, False, False]
+    assert smaller_share(card, inner).tolist() == [[1.0, 0.5, 0.0]] == smaller_share(inner, card).T.tolist()
+    for f in (contained_share, smaller_share):
+        assert f(np.zeros((0, 4)), card).shape == (0, 1)
+        assert f(np.array([[3, 3, 3, 9]]), card).tolist() == [[0.0]]  # no area: shares nothing
+    assert held_by(card, np.zeros((0, 4)), 0.8).shape == (1, 0)
+
+
+def test_nms_keeps_best_of_each_cluster_in_score_order():
+    boxes = np.array(
+        [
+            [0, 0, 10, 10],  # 0 cluster A
+            [1, 0, 11, 10],  # 1 cluster A, better score
+            [50, 50, 60, 60],  # 2 alone
+            [0, 0, 10, 5],  # 3 inside A but IoU 0.5 with 0 -> not suppressed at > 0.5 only
+            [100, 0, 110, 10],  # 4 alone, lowest
+        ],
+        float,
+    )
+    scores = np.array([0.8, 0.9, 0.7, 0.6, 0.1])
+    keep = nms(boxes, scores, iou_threshold=0.5)
+    # 1 suppresses 0 (IoU 0.82); 3 vs 1: IoU 45/105 = 0.43 -> kept
+    assert keep.tolist() == [1, 2, 3, 4]
+    assert nms(boxes, scores, iou_threshold=0.4).tolist() == [1, 2, 4]
+    assert nms(boxes, scores, max_det=2).tolist() == [1, 2]
+
+
+def test_nms_empty_and_mismatch():
+    assert nms(np.zeros((0, 4)), np.zeros((0,))).tolist() == []
+    with pytest.raises(ValueError):
+        nms(np.zeros((2, 4)), np.zeros((3,)))
+
+
+def test_nms_ties_are_stable():
+    boxes = np.array([[0, 0, 10, 10], [0, 0, 10, 10]], float)
+    assert nms(boxes, np.array([0.5, 0.5])).tolist() == [0]
+
+
+def test_square_region_and_crop_replicates_outside_pixels():
+    assert square_region((10, 10, 30, 20), 1.0) == (10, 5, 20)
+    img = np.zeros((50, 50, 3), np.uint8)
+    img[:, 0] = 200  # left column
+    patch = cut_square(img, -5, 10, 10)
+    assert patch.shape == (10, 10, 3)
+    assert (patch[:, :6] == 200).all() and (patch[:, 6:] == 0).all()
+    far = cut_square(img, 500, 500, 4)
+    assert far.shape == (4, 4, 3)
+
+
+def test_crop_batch_layout_and_values():
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[20:40, 20:40] = (255, 0, 0)  # blue die (BGR)
+    img[60:80, 60:80] = (0, 0, 255)  # red die
+    batch = crop_batch(img, np.array([[20, 20, 40, 40], [60, 60, 80, 80]]), size=16, expand=1.0)
+    assert batch.shape == (2, 3, 16, 16) and batch.dtype == np.float32
+    assert batch[0, 0].min() == pytest.approx(1.0) and batch[0, 2].max() == 0.0
+    assert batch[1, 2].min() == pytest.approx(1.0) and batch[1, 0].max() == 0.0
+    assert square_crop(img, (20, 20, 40, 40), 64).shape == (64, 64, 3)

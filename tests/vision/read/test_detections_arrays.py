@@ -1,0 +1,66 @@
+"""The array-backed Detections: selection, merge, NMS, classification and their refusals."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision.read.detections import Detections, Kind
+
+
+def three() -> Detections:
+    return Detections(np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 40, 30]], np.float32),
+                      np.array([0.9, 0.8, 0.7], np.float32))
+
+
+def test_arrays_are_coerced_and_checked():
+    d = three()
+    assert d.boxes.dtype == np.float32 and d.scores.dtype == np.float32
+    assert d.probabilities.shape == (3, 0)
+    with pytest.raises(ValueError, match="3 boxes but 2 scores"):
+        Detections(d.boxes, d.scores[:2])
+    with pytest.raises(ValueError, match="probabilities"):
+        Detections(d.boxes, d.scores, classes=("a", "b"), probabilities=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="one row an object"):
+        Detections(d.boxes, d.scores, data={"colour_p": np.zeros((2, 4))})
+
+
+def test_every_array_is_selected_alike():
+    d = three().classified(("a", "b"), np.array([[0.9, 0.1], [0.3, 0.7], [0.5, 0.5]]), colour_p=np.eye(3))
+    for index in (np.array([True, False, True]), [2, 0], slice(0, 3, 2)):
+        picked = d[index]
+        rows = np.arange(3)[index]
+        assert picked.boxes.tolist() == d.boxes[rows].tolist()
+        assert picked.probabilities.tolist() == d.probabilities[rows].tolist()
+        assert picked.data["colour_p"].tolist() == np.eye(3)[rows].tolist()
+        assert picked.classes == ("a", "b") and picked.kind is Kind.DIE
+    assert d.without(np.array([False, True, False])).best() == ("a", "a")
+    assert d.without(np.zeros(3, bool)) is d
+
+
+def test_merge_keeps_kind_classes_and_data():
+    d = three().classified(("a",), np.ones((3, 1)), extra=np.arange(3))
+    both = Detections.merge([d, d[[1]]])
+    assert len(both) == 4 and both.data["extra"].tolist() == [0, 1, 2, 1]
+    with pytest.raises(ValueError, match="one kind"):
+        Detections.merge([d, replace(d, kind="card")])
+    with pytest.raises(ValueError, match="unknown kind"):
+        replace(d, kind="chip")
+    assert len(Detections.merge([])) == 0
+
+
+def test_nms_keeps_the_best_of_overlapping_boxes():
+    d = three()
+    kept = d.with_nms(0.5)
+    assert kept.scores.tolist() == pytest.approx([0.9, 0.7])
+    assert d.with_nms(0.5, max_det=1).scores.tolist() == pytest.approx([0.9])
+    assert len(Detections.empty().with_nms(0.5)) == 0
+
+
+def test_geometry_and_best_before_reading():
+    d = three()
+    assert d.centres[2].tolist() == [30.0, 25.0]
+    assert d.sides.tolist() == [10.0, 10.0, 20.0]
+    assert d.best() == ("", "", "")

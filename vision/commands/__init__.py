@@ -1,0 +1,1 @@
+"""Thin command-line modules: argument parsing and output around the rooms' work."""

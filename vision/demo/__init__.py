@@ -1,0 +1,1 @@
+"""The built-in demo source: a synthetic table that keeps revealing dice or cards."""

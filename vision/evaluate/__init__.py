@@ -1,0 +1,1 @@
+"""Scoring the reader on labelled sets, live clips and benchmarks (never imported by the runtime)."""

@@ -1,0 +1,359 @@
+"""Plain value types for what the camera saw (the shape of ``tableref read --json``).
+
+>>> d = Detection(kind="die", face="wheel", colour="white", box=(412.0, 233.5, 455.2, 279.0), score=0.97)
+>>> d.to_json()["face"], d.kind is Kind.DIE
+('wheel', True)
+>>> Reading(objects=(d,), width=1280, height=720, ms=11.8).faces()
+('wheel',)
+
+A card's face is ``<rank><suit>`` on the wire ("10H"); :class:`Card` is the one place
+that splits it:
+
+>>> Detection.from_json({"kind": "card", "face": "10H", "box": [0, 0, 9, 9]}).card
+Card(rank='10', suit='H')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from vision.read.boxes import nms
+
+DIE_FACES = ("1", "2", "3", "4", "5", "6", "wheel", "プ", "ラ", "ス", "ベ", "ガ", "ブ", "レ", "フ", "カ")
+CARD_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+CARD_SUITS = ("S", "H", "D", "C")
+# A card classifier may have one more rank class: "this box is no corner index" (a detector
+# false alarm: a pip, a court figure's detail, an index mostly hidden), and a dice classifier
+# one more face class: "this box is no die" (a chip, a card's back, a die mostly hidden).
+# Such boxes are dropped.
+NOT_AN_INDEX = "none"
+
+Box = tuple[float, float, float, float]
+
+
+class DetectionError(ValueError):
+    """A value that cannot be part of a reading."""
+
+
+class UnknownKind(DetectionError):
+    """An object that is neither a die nor a card."""
+
+    def __init__(self, kind: object) -> None:
+        super().__init__(f"unknown kind of object {kind!r}: a reading holds only 'die' and 'card'")
+        self.kind = kind
+
+
+class InvalidCard(DetectionError):
+    """A card face that is not a rank of :data:`CARD_RANKS` followed by a suit of :data:`CARD_SUITS`."""
+
+    def __init__(self, text: object) -> None:
+        super().__init__(f"{text!r} is not a card: give a rank A 2-10 J Q K, then a suit S H D C, e.g. '10H'")
+        self.text = text
+
+
+class Kind(str, Enum):
+    """What an object on the table is. A str enum, so it equals its JSON string and JSON
+    writes it as that string; ``str``, f-strings and ``repr`` give the string too, so a
+    :class:`Detection` prints as it did when its kind was a plain string (and its repr
+    still builds an equal one).
+
+    >>> Kind.parse("card") is Kind.CARD, Kind.DIE == "die", f"{Kind.DIE}s", [Kind.CARD]
+    (True, True, 'dies', ['card'])
+    >>> Kind.parse("chip")
+    Traceback (most recent call last):
+    ...
+    vision.read.detections.UnknownKind: unknown kind of object 'chip': a reading holds only 'die' and 'card'
+    """
+
+    DIE = "die"
+    CARD = "card"
+
+    @classmethod
+    def parse(cls, value: object) -> "Kind":
+        """``value`` as a kind; :class:`UnknownKind` for anything but "die" and "card"."""
+        try:
+            return cls(value)
+        except (ValueError, TypeError):
+            raise UnknownKind(value) from None
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A playing card: a rank of :data:`CARD_RANKS` and a suit of :data:`CARD_SUITS`.
+    Readings, labels and game logs carry it as the string ``<rank><suit>``: :meth:`parse`
+    reads that string, ``str`` writes it.
+
+    >>> card = Card.parse("10H")
+    >>> card.rank, card.suit, str(card), card.rank_index, card.suit_index
+    ('10', 'H', '10H', 9, 1)
+    >>> Card.parse("1H")
+    Traceback (most recent call last):
+    ...
+    vision.read.detections.InvalidCard: '1H' is not a card: give a rank A 2-10 J Q K, then a suit S H D C, e.g. '10H'
+    """
+
+    rank: str
+    suit: str
+
+    def __post_init__(self) -> None:
+        if self.rank not in CARD_RANKS or self.suit not in CARD_SUITS:
+            raise InvalidCard(f"{self.rank}{self.suit}")
+
+    @classmethod
+    def parse(cls, text: object) -> "Card":
+        """The card ``text`` names ("10H"); :class:`InvalidCard` for anything else."""
+        if isinstance(text, str) and text[:-1] in CARD_RANKS and text[-1:] in CARD_SUITS:
+            return cls(text[:-1], text[-1:])
+        raise InvalidCard(text)
+
+    @property
+    def rank_index(self) -> int:
+        """The rank's position in :data:`CARD_RANKS` (a classifier's rank class)."""
+        return CARD_RANKS.index(self.rank)
+
+    @property
+    def suit_index(self) -> int:
+        """The suit's position in :data:`CARD_SUITS` (a classifier's suit class)."""
+        return CARD_SUITS.index(self.suit)
+
+    def __str__(self) -> str:
+        return self.rank + self.suit
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One die or card: its up face (or ``<rank><suit>``), body colour, pixel box, confidence.
+    ``kind`` may be given as its string; it is kept as a :class:`Kind` (:class:`UnknownKind`
+    for any other)."""
+
+    kind: Kind
+    face: str
+    colour: str | None
+    box: Box
+    score: float
+    uncertain: bool = False
+    # The reader's confidence that this box is a die at all: the detector's, raised to its
+    # sure threshold where the classifier vouches for a box it doubts (vision.read.reader.vouched).
+    # None: not known, e.g. cards or hand-made readings. Not part of the JSON contract; the
+    # settler uses it to tell a speck the detector doubts from a die.
+    box_score: float | None = field(default=None, compare=False, repr=False)
+    # A die unsure of its face alone (its box sure, and its colour where the game reads
+    # one): every face it may show, likeliest first. Empty for a sure die and for one whose
+    # box or colour is in doubt. Not part of the JSON contract; the table uses it to give a
+    # verdict that holds whatever such a die shows (web.unsure).
+    alternatives: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", Kind.parse(self.kind))
+
+    @property
+    def card(self) -> Card | None:
+        """The card shown: None for a die, and for a card whose face is not read (face
+        down, face ""); :class:`InvalidCard` when a card's face is no card.
+
+        >>> Detection("card", "QS", None, (0, 0, 9, 9), 0.9).card.rank, Detection("die", "3", "red", (0, 0, 9, 9), 0.9).card
+        ('Q', None)
+        """
+        if self.kind is not Kind.CARD or not self.face:
+            return None
+        return Card.parse(self.face)
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind.value,
+            "face": self.face,
+            "colour": self.colour,
+            "box": [round(float(v), 1) for v in self.box],
+            "score": round(float(self.score), 4),
+        }
+        if self.uncertain:
+            out["uncertain"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "Detection":
+        """A detection from its ``read --json`` object; :class:`UnknownKind` for a kind
+        other than "die" and "card"."""
+        x1, y1, x2, y2 = (float(v) for v in obj["box"])
+        return cls(
+            kind=Kind.parse(obj["kind"]),
+            face=str(obj["face"]),
+            colour=None if obj.get("colour") is None else str(obj["colour"]),
+            box=(x1, y1, x2, y2),
+            score=float(obj.get("score", 1.0)),
+            uncertain=bool(obj.get("uncertain", False)),
+            alternatives=tuple(str(f) for f in obj.get("alternatives") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything read from one frame."""
+
+    objects: tuple[Detection, ...] = field(default_factory=tuple)
+    width: int = 0
+    height: int = 0
+    ms: float = 0.0
+
+    def dice(self) -> tuple[Detection, ...]:
+        return tuple(o for o in self.objects if o.kind is Kind.DIE)
+
+    def cards(self) -> tuple[Detection, ...]:
+        return tuple(o for o in self.objects if o.kind is Kind.CARD)
+
+    def faces(self) -> tuple[str, ...]:
+        return tuple(o.face for o in self.objects)
+
+    @property
+    def uncertain(self) -> bool:
+        return any(o.uncertain for o in self.objects)
+
+    def to_json(self, image: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if image is not None:
+            out["image"] = image
+        out.update(width=self.width, height=self.height, ms=round(self.ms, 2), objects=[o.to_json() for o in self.objects])
+        return out
+
+
+Index = np.ndarray | slice | Sequence[int]
+"""Which objects of a :class:`Detections`: a boolean mask, integer indices or a slice."""
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    """The objects found in one frame, as arrays: what the read path hands from the
+    detector to the classifiers and on to the reading, in the manner of supervision's
+    ``Detections``.
+
+    ``boxes``: ``(N, 4)`` float32 pixel corners ``x1 y1 x2 y2`` in the original image;
+    ``scores``: ``(N,)`` float32, the detector's confidence in each box; ``kind``: what
+    the detector looks for (``"die"``, or ``"card"`` for corner indices); ``classes``: the
+    names of the columns of ``probabilities`` (``(N, K)`` float32, the classifier's reading
+    of each box; ``(N, 0)`` until one read them); ``data``: any further per-object arrays,
+    each ``N`` long in its first axis (e.g. ``"colour_p"``, a classifier's second head).
+
+    Indexing with a boolean mask, integer indices or a slice selects objects, every array
+    alike; :meth:`merge` joins the passes of one frame and :meth:`with_nms` keeps the best of
+    overlapping boxes.
+
+    >>> d = Detections(np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]), np.array([0.9, 0.8, 0.7]))
+    >>> len(d), d.with_nms(0.5).boxes[:, 0].tolist()
+    (3, [0.0, 20.0])
+    >>> d[d.scores >= 0.75].boxes.tolist()
+    [[0.0, 0.0, 10.0, 10.0], [1.0, 1.0, 11.0, 11.0]]
+    >>> read = d.classified(("1", "2"), np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]))
+    >>> read.best(), read[[2, 0]].best()
+    (('1', '2', '1'), ('1', '1'))
+    >>> Detections.empty().without(np.zeros(0, bool)).boxes.shape
+    (0, 4)
+    """
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    kind: Kind = Kind.DIE
+    classes: tuple[str, ...] = ()
+    probabilities: np.ndarray | None = None
+    data: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        boxes = np.asarray(self.boxes, np.float32).reshape(-1, 4)
+        scores = np.asarray(self.scores, np.float32).reshape(-1)
+        n = len(boxes)
+        if len(scores) != n:
+            raise ValueError(f"{n} boxes but {len(scores)} scores")
+        probabilities = (np.zeros((n, len(self.classes)), np.float32) if self.probabilities is None
+                         else np.asarray(self.probabilities, np.float32))
+        if probabilities.shape != (n, len(self.classes)):
+            raise ValueError(f"expected {n} x {len(self.classes)} probabilities (one column a class), "
+                             f"got {probabilities.shape}")
+        data = {str(k): np.asarray(v) for k, v in self.data.items()}
+        for key, values in data.items():
+            if values.ndim == 0 or len(values) != n:
+                raise ValueError(f"data {key!r} must hold one row an object ({n}), got shape {values.shape}")
+        object.__setattr__(self, "kind", Kind.parse(self.kind))
+        object.__setattr__(self, "boxes", boxes)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "classes", tuple(self.classes))
+        object.__setattr__(self, "probabilities", probabilities)
+        object.__setattr__(self, "data", data)
+
+    @classmethod
+    def empty(cls, kind: Kind = Kind.DIE) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32), kind)
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def __getitem__(self, index: Index) -> Detections:
+        """The objects ``index`` selects (a boolean mask, integer indices or a slice)."""
+        if not isinstance(index, slice):
+            index = np.asarray(index)
+            if index.dtype != bool:
+                index = index.astype(np.int64).reshape(-1)
+        return Detections(self.boxes[index], self.scores[index], self.kind, self.classes,
+                          self.probabilities[index], {k: v[index] for k, v in self.data.items()})
+
+    def without(self, drop: np.ndarray) -> Detections:
+        """These objects but those ``drop`` (a boolean mask) marks."""
+        drop = np.asarray(drop, bool)
+        return self[~drop] if drop.any() else self
+
+    @property
+    def centres(self) -> np.ndarray:
+        """``(N, 2)`` box centres."""
+        return (self.boxes[:, :2] + self.boxes[:, 2:]) / 2.0
+
+    @property
+    def sides(self) -> np.ndarray:
+        """``(N,)`` the longer side of each box."""
+        return np.maximum(self.boxes[:, 2] - self.boxes[:, 0], self.boxes[:, 3] - self.boxes[:, 1])
+
+    def classified(self, classes: Sequence[str], probabilities: np.ndarray, **data: np.ndarray) -> Detections:
+        """These boxes as a classifier read them: its classes, its probabilities (one row a
+        box) and any further outputs (``data``, added to what the objects hold)."""
+        return Detections(self.boxes, self.scores, self.kind, tuple(classes), probabilities, {**self.data, **data})
+
+    def best(self) -> tuple[str, ...]:
+        """Each object's likeliest class (empty names before a classifier read them)."""
+        if not self.classes:
+            return ("",) * len(self)
+        return tuple(self.classes[int(i)] for i in self.probabilities.argmax(axis=1))
+
+    @classmethod
+    def merge(cls, parts: Sequence[Detections]) -> Detections:
+        """The objects of ``parts`` (one kind, one set of classes and data keys) together."""
+        if not parts:
+            return cls.empty()
+        first = parts[0]
+        for other in parts[1:]:
+            if (other.kind, other.classes, sorted(other.data)) != (first.kind, first.classes, sorted(first.data)):
+                raise ValueError("only detections of one kind, classes and data merge")
+        return Detections(np.concatenate([p.boxes for p in parts]), np.concatenate([p.scores for p in parts]),
+                          first.kind, first.classes, np.concatenate([p.probabilities for p in parts]),
+                          {k: np.concatenate([p.data[k] for p in parts]) for k in first.data})
+
+    def with_nms(self, iou_threshold: float, max_det: int = 300) -> Detections:
+        """The best-scoring of overlapping boxes (IoU above ``iou_threshold``), best first."""
+        if not len(self):
+            return self
+        return self[nms(self.boxes, self.scores, iou_threshold, max_det)]

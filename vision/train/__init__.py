@@ -1,0 +1,1 @@
+"""Training the models and building their data (the ``train`` extra: torch, Ultralytics)."""
