@@ -35,7 +35,6 @@ import numpy as np
 
 from vision.read.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.synth.camera_shifts import NAMES as CAMERA_NAMES, CameraShift
-from vision.read.card_reader import merge_corners
 from vision.evaluate.card_scoring import CardMetrics, LegibilitySplit, score_cards, score_legibility
 from vision.evaluate.confusion_plot import save_confusion
 from vision.evaluate.datasets import boxes_of, load_dataset, renderer_of
@@ -144,15 +143,19 @@ Pairs = list[tuple[tuple[Detection, ...], tuple[Detection, ...]]]
 CardTriples = list[tuple[tuple[Detection, ...], tuple[Detection, ...], tuple[Detection, ...]]]
 
 
-def classify_boxes(reader: DiceReader, image: np.ndarray, truth: tuple[Detection, ...]) -> tuple[Detection, ...]:
-    """The classifier's reading of the ground-truth dice boxes (detector bypassed)."""
+def classify_boxes(
+    reader: DiceReader, image: np.ndarray, truth: tuple[Detection, ...],
+) -> tuple[tuple[Detection, ...], tuple[Detection, ...], tuple[Detection, ...]]:
+    """The reader's reading of the ground-truth boxes, detector bypassed: the dice, the card
+    indices one by one, and the cards the card reader merges them into (as it merges the
+    indices it finds)."""
     dice = [d for d in truth if d.kind == "die"]
     boxes = np.array([d.box for d in dice], np.float32).reshape(-1, 4)
-    out = list(reader.label_dice(boxes, *reader.classify(image, boxes)))
-    if reader.cards is not None:
-        cards = np.array([o.box for o in truth if o.kind == "card"], np.float32).reshape(-1, 4)
-        out.extend(reader.cards.label(cards, *reader.cards.classify(image, cards)))
-    return tuple(out)
+    read = reader.label_dice(boxes, *reader.classify(image, boxes))
+    if reader.cards is None:
+        return read, (), ()
+    corners = reader.cards.corners_at(image, np.array([o.box for o in truth if o.kind == "card"], np.float32))
+    return read, corners.indices, reader.cards.merge(corners, image)
 
 
 def read_item(
@@ -162,10 +165,9 @@ def read_item(
     one, and the ms it took. With ``gt_boxes`` the labelled boxes are classified instead."""
     if gt_boxes:
         t0 = time.perf_counter()
-        objects = classify_boxes(reader, image, item.objects)
+        dice, indices, cards = classify_boxes(reader, image, item.objects)
         ms = (time.perf_counter() - t0) * 1000
-        indices = tuple(o for o in objects if o.kind == "card")
-        return tuple(o for o in objects if o.kind != "card") + merge_corners(indices), indices, ms
+        return dice + cards, indices, ms
     reading, indices = reader.read_detailed(image)
     return reading.objects, indices, reading.ms
 

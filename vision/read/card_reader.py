@@ -18,14 +18,8 @@ for a re-read instead of taking a guess.
 
 Doubt is played with one deck (36 or 52 cards, no jokers: ../shared/rules/DECISIONS.md),
 so two indices that read the same card near each other are two corners of one card and
-become one object (:func:`merge_corners`). The same card read twice far apart cannot
+become one object (:meth:`CardReader.merge`). The same card read twice far apart cannot
 be right, and both readings are flagged uncertain.
-
->>> from vision.read.detections import Detection as D
->>> a = D("card", "QH", None, (10, 10, 20, 30), 0.99)
->>> b = D("card", "QH", None, (80, 120, 90, 140), 0.7, uncertain=True)
->>> merge_corners((a, b))
-(Detection(kind='card', face='QH', colour=None, box=(10.0, 10.0, 90.0, 140.0), score=0.99, uncertain=False),)
 """
 
 from __future__ import annotations
@@ -275,6 +269,15 @@ class CardReader:
         """
         corners = self.read_corners(image, photo)
         return corners.indices, self.merge(corners, image)
+
+    def corners_at(self, image: np.ndarray, boxes: np.ndarray) -> CornerReadings:
+        """The corner indices at known ``boxes`` (labelled ones: ``tableref eval --gt-boxes``
+        scores the classifier and the merge without the detector), read as
+        :meth:`read_corners` reads the boxes it finds."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        rank_p, suit_p = self.classify(image, boxes)
+        rows, indices = self._label_rows(boxes, rank_p, suit_p, None)
+        return CornerReadings(indices, rank_p[rows, : len(CARD_RANKS)], suit_p[rows])
 
     def read_corners(self, image: np.ndarray, photo: bool = False) -> CornerReadings:
         """The corner indices of a BGR frame one by one, with the probabilities
@@ -668,30 +671,3 @@ def _centre_of(outline: CardOutline) -> tuple[float, float]:
     return float(c[0]), float(c[1])
 
 
-def merge_corners(
-    indices: Sequence[Detection], span: float = MAX_CORNER_SPAN, image: np.ndarray | None = None,
-) -> tuple[Detection, ...]:
-    """One object per card (:func:`group_corners`), boxed by its corners' union, from the
-    corners' readings alone (:meth:`CardReader.read` also has their probabilities): the
-    surest reading, sure when any corner reading it is. Corners that disagree make an
-    uncertain card, its score the surest reading's times one minus the best other's.
-
-    The same card in two places is impossible with one deck: every copy is flagged uncertain.
-
-    >>> from vision.read.detections import Detection as D
-    >>> far = merge_corners((D("card", "7S", None, (0, 0, 10, 20), 0.99), D("card", "7S", None, (900, 0, 910, 20), 0.99)))
-    >>> [(d.face, d.uncertain) for d in far]
-    [('7S', True), ('7S', True)]
-    """
-    return _one_deck([_one_card([indices[k] for k in g]) for g in group_corners(indices, span, image)])
-
-
-def _one_card(corners: Sequence[Detection]) -> Detection:
-    best = max(corners, key=lambda o: (not o.uncertain, o.score))
-    same = [o for o in corners if o.face == best.face]
-    others = [o.score for o in corners if o.face != best.face]
-    score = max(o.score for o in same) * (1.0 - max(others, default=0.0))
-    return Detection(
-        kind="card", face=best.face, colour=None, box=_union(corners), score=score,
-        uncertain=bool(others) or all(o.uncertain for o in same),
-    )

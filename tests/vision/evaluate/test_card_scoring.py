@@ -10,13 +10,14 @@ import pytest
 
 from tests.vision import tiny_card_reader as tc
 from tests.vision import tiny_reader as tiny
-from vision.read.card_reader import merge_corners
 from vision.evaluate.card_scoring import score_cards, score_legibility
 from vision.read.detections import Detection
 from vision.evaluate.scoring import MISSED
 from web.cli import main
 
 
+# Each test's indices are all different cards, far apart: each is a card of its own, so the
+# merged cards scored are the indices themselves.
 def card(face: str, x: float, score: float = 1.0, uncertain: bool = False) -> Detection:
     return Detection("card", face, None, (x, 0.0, x + 10, 20.0), score, uncertain)
 
@@ -24,7 +25,7 @@ def card(face: str, x: float, score: float = 1.0, uncertain: bool = False) -> De
 def test_rank_and_suit_are_scored_apart():
     gt = [card("6S", 0), card("AH", 50), card("10D", 100), card("QC", 150)]
     pred = [card("9S", 0), card("4H", 50, 0.4, True), card("10H", 100)]  # QC missed
-    m = score_cards([(gt, pred, merge_corners(pred))])
+    m = score_cards([(gt, pred, tuple(pred))])
     assert (m.card.gt_dice, m.card.matched) == (4, 3)
     assert m.rank.face_accuracy_matched == pytest.approx(1 / 3)  # only the 10 right
     assert m.suit.face_accuracy_matched == pytest.approx(2 / 3)  # H for D is the suit error
@@ -42,18 +43,18 @@ def test_rank_and_suit_are_scored_apart():
 def test_card_scene_is_exact_only_when_every_card_is_read_and_sure():
     gt = [card("7C", 0), card("7C", 80), card("2D", 200)]  # 7C shows both corners
     right = [card("7C", 0), card("2D", 200)]  # one corner missed: the card is still read
-    assert score_cards([(gt, right, merge_corners(right))]).scenes_exact == 1
+    assert score_cards([(gt, right, tuple(right))]).scenes_exact == 1
     unsure = [card("7C", 0), card("2D", 200, 0.3, True)]
-    assert score_cards([(gt, unsure, merge_corners(unsure))]).scenes_exact == 0
+    assert score_cards([(gt, unsure, tuple(unsure))]).scenes_exact == 0
     extra = right + [card("KS", 400)]
-    assert score_cards([(gt, extra, merge_corners(extra))]).scenes_exact == 0
+    assert score_cards([(gt, extra, tuple(extra))]).scenes_exact == 0
     assert score_cards([([], [], ())]).scenes == 0  # no cards at all: not a card scene
 
 
 def test_legible_and_illegible_indices_are_scored_apart():
     gt = [card("6S", 0), card("AH", 50), card("10D", 100), card("QC", 150)]
     pred = [card("9S", 0), card("AH", 50), card("10H", 100, 0.4, True)]  # QC missed
-    s = score_legibility([(gt, pred, merge_corners(pred))], [(False, True, False, True)])
+    s = score_legibility([(gt, pred, tuple(pred))], [(False, True, False, True)])
     g, b = s.legible, s.illegible
     assert (g.indices, g.found, g.rank_right, g.suit_right, g.sure, g.sure_wrong) == (2, 1, 1, 1, 1, 0)
     assert g.recall == 0.5 and g.rank_accuracy_all == 0.5 and g.rank_accuracy_matched == 1.0
@@ -62,7 +63,7 @@ def test_legible_and_illegible_indices_are_scored_apart():
     assert (s.scenes, s.scenes_exact) == (0, 0)  # not every index legible
     json.dumps(s.to_json())
     right = [card("6S", 0), card("AH", 50)]
-    s = score_legibility([(right, right, merge_corners(right)), ([], [], ())], [(True, True), ()])
+    s = score_legibility([(right, right, tuple(right)), ([], [], ())], [(True, True), ()])
     assert (s.scenes, s.scenes_exact) == (1, 1) and s.illegible.recall is None
     with pytest.raises(ValueError, match="2 legibility flags for 4"):
         score_legibility([(gt, pred, ())], [(True, True)])

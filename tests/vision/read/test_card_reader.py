@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from tests.vision import tiny_card_reader as tc
 from tests.vision import tiny_reader as tiny
 import vision.read.card_outline
 import vision.read.card_reader
-from vision.read.card_reader import CardReader, decided_by_corners, group_corners, merge_corners
-from vision.read.detections import CARD_RANKS, NOT_AN_INDEX, Detection
+from vision.read.card_reader import CardReader, CornerReadings, decided_by_corners, group_corners
+from vision.read.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Detection
 from vision.read.manifest import ClassifierSpec, ManifestError
 from vision.read.policy import Mode
 from vision.read.reader import DEFAULT_MODEL_DIR, DiceReader, load_reader
@@ -143,27 +144,62 @@ def _d(face: str, x: float, y: float = 0.0, score: float = 0.99, uncertain: bool
     return Detection("card", face, None, (x, y, x + 10, y + 20), score, uncertain)
 
 
+def _corners(*indices: Detection) -> CornerReadings:
+    """Corner readings as the card reader's classifier would give them: each index's score
+    on its own rank and suit, the rest spread over the others."""
+    rank_p = np.zeros((len(indices), len(CARD_RANKS)), np.float32)
+    suit_p = np.zeros((len(indices), len(CARD_SUITS)), np.float32)
+    for i, index in enumerate(indices):
+        card = index.card
+        rank_p[i] = (1 - index.score) / (len(CARD_RANKS) - 1)
+        rank_p[i, card.rank_index] = index.score
+        suit_p[i] = (1 - index.score) / (len(CARD_SUITS) - 1)
+        suit_p[i, card.suit_index] = index.score
+    return CornerReadings(tuple(indices), rank_p, suit_p)
+
+
+def _merge(indices: Sequence[Detection], image: np.ndarray | None = None) -> tuple[Detection, ...]:
+    """The cards the card reader makes of these index readings (with the frame, its outlines too)."""
+    return tc.fake_card_reader().merge(_corners(*indices), image)
+
+
 def test_merge_joins_corners_of_one_card_and_keeps_others_apart():
-    cards = merge_corners((_d("QH", 0), _d("QH", 100, 50), _d("QS", 30)))
-    assert [(c.face, c.box) for c in cards] == [("QS", (30, 0, 40, 20)), ("QH", (0, 0, 110, 70))]
+    cards = tc.fake_card_reader().merge(_corners(_d("QH", 0), _d("QH", 100, 50), _d("QS", 30)))
+    assert sorted((c.face, c.box, c.uncertain) for c in cards) == [("QH", (0, 0, 110, 70), False),
+                                                                    ("QS", (30, 0, 40, 20), False)]
 
 
 def test_merge_one_sure_corner_makes_the_card_sure():
-    (card,) = merge_corners((_d("9D", 0, score=0.5, uncertain=True), _d("9D", 60, score=0.97)))
-    assert not card.uncertain and card.score == 0.97
-    (both_unsure,) = merge_corners((_d("9D", 0, score=0.5, uncertain=True), _d("9D", 60, score=0.4, uncertain=True)))
-    assert both_unsure.uncertain
+    reader = tc.fake_card_reader()
+    (card,) = reader.merge(_corners(_d("9D", 0, score=0.5, uncertain=True), _d("9D", 60, score=0.97)))
+    assert card.face == "9D" and not card.uncertain and card.score >= 0.97
+    (both_unsure,) = reader.merge(_corners(_d("9D", 0, score=0.5, uncertain=True),
+                                           _d("9D", 60, score=0.4, uncertain=True)))
+    assert both_unsure.uncertain and both_unsure.score == pytest.approx(0.5)  # its best corner's, not the joint
 
 
 def test_merge_flags_one_card_seen_twice_far_apart():
-    cards = merge_corners((_d("AS", 0), _d("AS", 1000), _d("2C", 500)))
-    assert [(c.face, c.uncertain) for c in cards] == [("AS", True), ("2C", False), ("AS", True)]
+    cards = tc.fake_card_reader().merge(_corners(_d("AS", 0), _d("AS", 1000), _d("2C", 500)))
+    assert sorted((c.face, c.uncertain) for c in cards) == [("2C", False), ("AS", True), ("AS", True)]
 
 
 def test_merge_chains_three_corners_and_nothing_in_nothing_out():
-    assert merge_corners(()) == ()
-    (card,) = merge_corners((_d("5C", 0), _d("5C", 400), _d("5C", 200)))  # 0-200-400 linked through the middle
+    reader = tc.fake_card_reader()
+    assert reader.merge(_corners()) == ()
+    (card,) = reader.merge(_corners(_d("5C", 0), _d("5C", 400), _d("5C", 200)))  # 0-200-400 linked through the middle
     assert card.box == (0, 0, 410, 20)
+
+
+def test_corners_at_known_boxes_read_as_found_ones():
+    """``tableref eval --gt-boxes`` reads the labelled index boxes as the reader reads the
+    boxes it finds, and merges them with the reader's own merge."""
+    reader = tc.fake_card_reader()
+    image = frame()
+    found = reader.read_corners(image)
+    at = reader.corners_at(image, np.array([i.box for i in found.indices], np.float32))
+    assert [(i.face, i.uncertain) for i in at.indices] == [(i.face, i.uncertain) for i in found.indices]
+    assert np.allclose(at.rank_p, found.rank_p) and np.allclose(at.suit_p, found.suit_p)
+    assert reader.corners_at(image, np.zeros((0, 4), np.float32)).indices == ()
 
 
 def test_load_reader_picks_up_the_card_models(tmp_path):
@@ -442,22 +478,21 @@ def test_disagreeing_corners_of_one_card_are_one_card_only_with_the_frame():
     img, a, b = _card_scene()
     sure = Detection("card", "5H", None, a, 0.95)
     unsure = Detection("card", "3H", None, b, 0.45, uncertain=True)
-    assert len(merge_corners((sure, unsure))) == 2  # by readings alone: two cards
-    (card,) = merge_corners((sure, unsure), image=img)
-    assert card.face == "5H" and card.uncertain
-    assert card.score == pytest.approx(0.95 * (1 - 0.45))
+    assert len(_merge((sure, unsure))) == 2  # by readings alone: two cards
+    (card,) = _merge((sure, unsure), img)
+    assert card.face == "5H" and not card.uncertain  # the unsure corner leaves room for a 5: the product is sure
     both_sure = (sure, Detection("card", "3H", None, b, 0.9))
-    assert len(merge_corners(both_sure, image=img)) == 2  # two sure readings are two cards
+    assert len(_merge(both_sure, img)) == 2  # two sure readings are two cards
 
 
 def test_two_sure_corners_of_one_rank_in_two_suits_are_one_card_with_its_suit_open():
     img, a, b = _card_scene()
     corners = (Detection("card", "5C", None, a, 0.95), Detection("card", "5S", None, b, 0.9))
-    assert len(merge_corners(corners)) == 2  # by readings alone: two cards
-    (card,) = merge_corners(corners, image=img)
+    assert len(_merge(corners)) == 2  # by readings alone: two cards
+    (card,) = _merge(corners, img)
     assert card.face == "5C" and card.uncertain
     red = (corners[0], Detection("card", "5H", None, b, 0.9))
-    assert len(merge_corners(red, image=img)) == 2  # a suit's colour is read right: two sure cards
+    assert len(_merge(red, img)) == 2  # a suit's colour is read right: two sure cards
 
 
 def test_two_cards_each_read_alike_at_two_sure_corners_stay_two_cards(monkeypatch):
@@ -470,17 +505,17 @@ def test_two_cards_each_read_alike_at_two_sure_corners_stay_two_cards(monkeypatc
     assert vision.read.card_outline.same_card(img, s1, c2)
     spades = [Detection("card", "10S", None, box, 0.95) for box in (s1, s2)]
     clubs = [Detection("card", "10C", None, box, 0.95) for box in (c1, c2)]
-    cards = merge_corners((spades[0], clubs[1], spades[1], clubs[0]), image=img)
+    cards = _merge((spades[0], clubs[1], spades[1], clubs[0]), img)
     assert sorted(c.face for c in cards) == ["10C", "10S"] and not any(c.uncertain for c in cards)
     # One sure corner of each is still paired by the outline: it may be one card whose
     # small suit one corner misread.
-    (card,) = merge_corners((spades[0], clubs[1]), image=img)
+    (card,) = _merge((spades[0], clubs[1]), img)
     assert card.uncertain
     # An unsure corner is too, but for the sure corner between the cards.
     unsure = replace(clubs[1], score=0.6, uncertain=True)
-    (card,) = merge_corners((spades[0], unsure), image=img)
+    (card,) = _merge((spades[0], unsure), img)
     assert card.face == "10S"
-    assert len(merge_corners((spades[0], unsure, spades[1]), image=img)) == 2
+    assert len(_merge((spades[0], unsure, spades[1]), img)) == 2
 
 
 def test_an_outline_with_a_sure_index_midway_along_it_pairs_no_corners(monkeypatch):
@@ -492,7 +527,7 @@ def test_an_outline_with_a_sure_index_midway_along_it_pairs_no_corners(monkeypat
     # corner sit at opposite corners of the two cards' joint outline, with the two corners
     # between the cards midway along its long sides.
     corners = (Detection("card", "10S", None, s1, 0.95), *(Detection("card", "10C", None, b, 0.95) for b in (s2, c1, c2)))
-    assert sorted(c.face for c in merge_corners(corners, image=img)) == ["10C", "10S"]
+    assert sorted(c.face for c in _merge(corners, img)) == ["10C", "10S"]
     # An unsure one there (a pip taken for an index) leaves one card's corners paired.
     one, a, b = _card_scene()
     middle = (315.0, 230.0, 325.0, 250.0)
@@ -540,11 +575,11 @@ def test_two_unsure_corners_that_agree_stay_uncertain():
     assert card.score == pytest.approx(max(d.score for d in indices))
 
 
-def test_reader_read_matches_merge_corners_when_corners_agree():
+def test_reader_read_is_its_corners_merged():
     reader = tc.fake_card_reader()
     indices, cards = reader.read(frame())
     assert indices == reader.read_indices(frame())
-    assert [(c.face, c.uncertain) for c in cards] == [(c.face, c.uncertain) for c in merge_corners(indices)]
+    assert cards == reader.merge(reader.read_corners(frame()), frame())
 
 
 def test_a_card_manifest_naming_a_specialist_is_refused():
