@@ -196,7 +196,7 @@ class CardReader:
         :func:`~vision.read.stages.detect_zoomed_out`). A ``photo`` is also looked at zoomed out
         when no index was found, and zoomed in when it is large and its indices small for
         the detector (a wide photo; :func:`~vision.read.stages.detect_zoomed_in`)."""
-        return replace(detect_at_scale(self.detector, self.detector_spec, image, photo), kind=Kind.CARD)
+        return replace(detect_at_scale(self.detector, self.detector_spec, image, photo), kinds=Kind.CARD)
 
     def classify(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rank and suit probabilities for each index box (one batched call), the mean over

@@ -15,10 +15,10 @@ Card(rank='10', suit='H')
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -207,12 +207,18 @@ class Detection:
 
 @dataclass(frozen=True)
 class Reading:
-    """Everything read from one frame."""
+    """Everything read from one frame: its ``objects`` (a :class:`Detections`, built from
+    :class:`Detection` values when given them; iterating it gives them back), the frame's
+    size and the ms the reading took."""
 
-    objects: tuple[Detection, ...] = field(default_factory=tuple)
+    objects: Detections = field(default_factory=lambda: Detections.from_objects(()))
     width: int = 0
     height: int = 0
     ms: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.objects, Detections):  # a sequence of Detection values
+            object.__setattr__(self, "objects", Detections.from_objects(self.objects))
 
     def dice(self) -> tuple[Detection, ...]:
         return tuple(o for o in self.objects if o.kind is Kind.DIE)
@@ -231,30 +237,51 @@ class Reading:
         out: dict[str, Any] = {}
         if image is not None:
             out["image"] = image
-        out.update(width=self.width, height=self.height, ms=round(self.ms, 2), objects=[o.to_json() for o in self.objects])
+        out.update(width=self.width, height=self.height, ms=round(self.ms, 2), objects=self.objects.to_json())
         return out
 
 
 Index = np.ndarray | slice | Sequence[int]
 """Which objects of a :class:`Detections`: a boolean mask, integer indices or a slice."""
 
+# The per-object columns of a reading in :attr:`Detections.data` (:meth:`Detections.from_objects`).
+FACE, COLOUR, UNCERTAIN, BOX_SCORE, ALTERNATIVES = "face", "colour", "uncertain", "box_score", "alternatives"
+READ_COLUMNS = (FACE, COLOUR, UNCERTAIN, BOX_SCORE, ALTERNATIVES)
 
-@dataclass(frozen=True, eq=False)
+
+def _column(values: Sequence[Any]) -> np.ndarray:
+    """An object array holding ``values`` one per row (tuples and None included)."""
+    out = np.empty(len(values), object)
+    for i, value in enumerate(values):
+        out[i] = value
+    return out
+
+
+def _floats(values: Any) -> np.ndarray:
+    """Float64 arrays stay float64 (a reading's exact boxes); anything else becomes float32."""
+    arr = np.asarray(values)
+    return arr if arr.dtype == np.float64 else arr.astype(np.float32)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Detections:
-    """The objects found in one frame, as arrays: what the read path hands from the
-    detector to the classifiers and on to the reading, in the manner of supervision's
-    ``Detections``.
+    """The objects of one frame, as arrays: what the read path hands from the detector to the
+    classifiers, into the :class:`Reading` that the settler votes over and that the JSON
+    contract is written from, in the manner of supervision's ``Detections``.
 
-    ``boxes``: ``(N, 4)`` float32 pixel corners ``x1 y1 x2 y2`` in the original image;
-    ``scores``: ``(N,)`` float32, the detector's confidence in each box; ``kind``: what
-    the detector looks for (``"die"``, or ``"card"`` for corner indices); ``classes``: the
-    names of the columns of ``probabilities`` (``(N, K)`` float32, the classifier's reading
-    of each box; ``(N, 0)`` until one read them); ``data``: any further per-object arrays,
-    each ``N`` long in its first axis (e.g. ``"colour_p"``, a classifier's second head).
+    ``boxes``: ``(N, 4)`` pixel corners ``x1 y1 x2 y2`` in the original image (float32 from
+    a detector, float64 in a reading); ``scores``: ``(N,)``, the detector's confidence in each
+    box, or in a reading each object's score; ``kinds``: what each object is (one
+    :class:`Kind` for all, or one each); ``classes``: the names of the columns of
+    ``probabilities`` (``(N, K)`` float32, a classifier's reading of each box; ``(N, 0)``
+    until one read them); ``data``: further per-object arrays, each ``N`` long in its first
+    axis: a classifier's second head (``"colour_p"``), or a reading's columns
+    (:data:`READ_COLUMNS`: face, colour, uncertain, box score, alternatives).
 
     Indexing with a boolean mask, integer indices or a slice selects objects, every array
-    alike; :meth:`merge` joins the passes of one frame and :meth:`with_nms` keeps the best of
-    overlapping boxes.
+    alike; an integer gives one :class:`Detection`, and iterating gives them all, as a
+    reading's objects. :meth:`merge` joins the passes of one frame and :meth:`with_nms` keeps
+    the best of overlapping boxes.
 
     >>> d = Detections(np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]), np.array([0.9, 0.8, 0.7]))
     >>> len(d), d.with_nms(0.5).boxes[:, 0].tolist()
@@ -266,21 +293,33 @@ class Detections:
     (('1', '2', '1'), ('1', '1'))
     >>> Detections.empty().without(np.zeros(0, bool)).boxes.shape
     (0, 4)
+    >>> two = Detections.from_objects([Detection("die", "3", "red", (0, 0, 9, 9), 0.9),
+    ...                                Detection("card", "QH", None, (20, 0, 29, 15), 0.6, uncertain=True)])
+    >>> [str(k) for k in two.kinds], two[1].face, two.data["uncertain"].tolist()
+    (['die', 'card'], 'QH', [False, True])
+    >>> two.to_json()[1]
+    {'kind': 'card', 'face': 'QH', 'colour': None, 'box': [20.0, 0.0, 29.0, 15.0], 'score': 0.6, 'uncertain': True}
     """
 
     boxes: np.ndarray
     scores: np.ndarray
-    kind: Kind = Kind.DIE
+    kinds: Kind | Sequence[Kind] | np.ndarray = Kind.DIE
     classes: tuple[str, ...] = ()
     probabilities: np.ndarray | None = None
     data: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        boxes = np.asarray(self.boxes, np.float32).reshape(-1, 4)
-        scores = np.asarray(self.scores, np.float32).reshape(-1)
+        boxes = _floats(self.boxes).reshape(-1, 4)
+        scores = _floats(self.scores).reshape(-1)
         n = len(boxes)
         if len(scores) != n:
             raise ValueError(f"{n} boxes but {len(scores)} scores")
+        if isinstance(self.kinds, (str, Kind)):
+            kinds = _column([Kind.parse(self.kinds)] * n)
+        else:
+            kinds = _column([k if isinstance(k, Kind) else Kind.parse(k) for k in self.kinds])
+            if len(kinds) != n:
+                raise ValueError(f"{n} boxes but {len(kinds)} kinds")
         probabilities = (np.zeros((n, len(self.classes)), np.float32) if self.probabilities is None
                          else np.asarray(self.probabilities, np.float32))
         if probabilities.shape != (n, len(self.classes)):
@@ -290,28 +329,92 @@ class Detections:
         for key, values in data.items():
             if values.ndim == 0 or len(values) != n:
                 raise ValueError(f"data {key!r} must hold one row an object ({n}), got shape {values.shape}")
-        object.__setattr__(self, "kind", Kind.parse(self.kind))
         object.__setattr__(self, "boxes", boxes)
         object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "kinds", kinds)
         object.__setattr__(self, "classes", tuple(self.classes))
         object.__setattr__(self, "probabilities", probabilities)
         object.__setattr__(self, "data", data)
+        object.__setattr__(self, "_objects", None)
 
     @classmethod
     def empty(cls, kind: Kind = Kind.DIE) -> Detections:
         return cls(np.zeros((0, 4), np.float32), np.zeros((0,), np.float32), kind)
 
+    @classmethod
+    def from_objects(cls, objects: Sequence[Detection]) -> Detections:
+        """A reading's objects as arrays (boxes and scores in float64, as the objects hold
+        them). Iterating the result gives back these very objects."""
+        objects = tuple(objects)
+        made = cls(np.array([o.box for o in objects], np.float64).reshape(-1, 4),
+                   np.array([o.score for o in objects], np.float64), [o.kind for o in objects],
+                   data={FACE: _column([o.face for o in objects]), COLOUR: _column([o.colour for o in objects]),
+                         UNCERTAIN: np.array([o.uncertain for o in objects], bool),
+                         BOX_SCORE: np.array([np.nan if o.box_score is None else o.box_score for o in objects],
+                                             np.float64),
+                         ALTERNATIVES: _column([o.alternatives for o in objects])})
+        object.__setattr__(made, "_objects", objects)
+        return made
+
+    def _read(self) -> tuple[Detection, ...]:
+        """Each object as a :class:`Detection` (a reading's: its columns in ``data``)."""
+        cached = self._objects  # type: ignore[attr-defined]
+        if cached is None:
+            missing = [k for k in READ_COLUMNS if k not in self.data]
+            if missing:
+                raise ValueError(f"these detections are not a reading yet (no {', '.join(missing)})")
+            d = self.data
+            cached = tuple(
+                Detection(kind=self.kinds[i], face=str(d[FACE][i]), colour=d[COLOUR][i],
+                          box=tuple(float(v) for v in self.boxes[i]),  # type: ignore[arg-type]
+                          score=float(self.scores[i]), uncertain=bool(d[UNCERTAIN][i]),
+                          box_score=None if np.isnan(d[BOX_SCORE][i]) else float(d[BOX_SCORE][i]),
+                          alternatives=tuple(d[ALTERNATIVES][i]))
+                for i in range(len(self)))
+            object.__setattr__(self, "_objects", cached)
+        return cached
+
     def __len__(self) -> int:
         return len(self.boxes)
 
-    def __getitem__(self, index: Index) -> Detections:
-        """The objects ``index`` selects (a boolean mask, integer indices or a slice)."""
+    def __iter__(self) -> Iterator[Detection]:
+        return iter(self._read())
+
+    @overload
+    def __getitem__(self, index: int) -> Detection: ...
+
+    @overload
+    def __getitem__(self, index: Index) -> Detections: ...
+
+    def __getitem__(self, index: int | Index) -> Detection | Detections:
+        """One object (an integer), or the objects ``index`` selects (a boolean mask, integer
+        indices or a slice)."""
+        if isinstance(index, (int, np.integer)):
+            return self._read()[index]
         if not isinstance(index, slice):
             index = np.asarray(index)
             if index.dtype != bool:
                 index = index.astype(np.int64).reshape(-1)
-        return Detections(self.boxes[index], self.scores[index], self.kind, self.classes,
-                          self.probabilities[index], {k: v[index] for k, v in self.data.items()})
+        picked = Detections(self.boxes[index], self.scores[index], self.kinds[index], self.classes,
+                            self.probabilities[index], {k: v[index] for k, v in self.data.items()})
+        cached = self._objects  # type: ignore[attr-defined]
+        if cached is not None:
+            object.__setattr__(picked, "_objects", tuple(cached[int(i)] for i in np.arange(len(cached))[index]))
+        return picked
+
+    def __eq__(self, other: object) -> bool:
+        """The same objects, as :class:`Detection` values compare (a tuple of them compares too)."""
+        if isinstance(other, (Detections, tuple, list)):
+            return self._read() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._read())
+
+    def __repr__(self) -> str:
+        if self._objects is not None or all(k in self.data for k in READ_COLUMNS):  # type: ignore[attr-defined]
+            return f"Detections({list(self._read())!r})"
+        return f"Detections({len(self)} boxes, classes={self.classes!r})"
 
     def without(self, drop: np.ndarray) -> Detections:
         """These objects but those ``drop`` (a boolean mask) marks."""
@@ -331,7 +434,7 @@ class Detections:
     def classified(self, classes: Sequence[str], probabilities: np.ndarray, **data: np.ndarray) -> Detections:
         """These boxes as a classifier read them: its classes, its probabilities (one row a
         box) and any further outputs (``data``, added to what the objects hold)."""
-        return Detections(self.boxes, self.scores, self.kind, tuple(classes), probabilities, {**self.data, **data})
+        return Detections(self.boxes, self.scores, self.kinds, tuple(classes), probabilities, {**self.data, **data})
 
     def best(self) -> tuple[str, ...]:
         """Each object's likeliest class (empty names before a classifier read them)."""
@@ -341,15 +444,16 @@ class Detections:
 
     @classmethod
     def merge(cls, parts: Sequence[Detections]) -> Detections:
-        """The objects of ``parts`` (one kind, one set of classes and data keys) together."""
+        """The objects of ``parts`` (one set of classes and data keys) together."""
         if not parts:
             return cls.empty()
         first = parts[0]
         for other in parts[1:]:
-            if (other.kind, other.classes, sorted(other.data)) != (first.kind, first.classes, sorted(first.data)):
-                raise ValueError("only detections of one kind, classes and data merge")
+            if (other.classes, sorted(other.data)) != (first.classes, sorted(first.data)):
+                raise ValueError("only detections of one set of classes and data merge")
         return Detections(np.concatenate([p.boxes for p in parts]), np.concatenate([p.scores for p in parts]),
-                          first.kind, first.classes, np.concatenate([p.probabilities for p in parts]),
+                          np.concatenate([p.kinds for p in parts]), first.classes,
+                          np.concatenate([p.probabilities for p in parts]),
                           {k: np.concatenate([p.data[k] for p in parts]) for k in first.data})
 
     def with_nms(self, iou_threshold: float, max_det: int = 300) -> Detections:
@@ -357,3 +461,19 @@ class Detections:
         if not len(self):
             return self
         return self[nms(self.boxes, self.scores, iou_threshold, max_det)]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The objects as ``read --json`` writes them (``../shared/docs/read-json.md``)."""
+        d = self.data
+        missing = [k for k in (FACE, COLOUR, UNCERTAIN) if k not in d]
+        if missing:
+            raise ValueError(f"these detections are not a reading yet (no {', '.join(missing)})")
+        out = []
+        boxes, scores, uncertain = self.boxes.tolist(), self.scores.tolist(), d[UNCERTAIN].tolist()
+        for i, (kind, face, colour) in enumerate(zip(self.kinds, d[FACE], d[COLOUR])):
+            obj: dict[str, Any] = {"kind": kind.value, "face": str(face), "colour": colour,
+                                   "box": [round(v, 1) for v in boxes[i]], "score": round(scores[i], 4)}
+            if uncertain[i]:
+                obj["uncertain"] = True
+            out.append(obj)
+        return out
