@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from vision.read.backends import Model
-from vision.read.crops import to_tensor
+from vision.read.boxes import to_tensor
 from vision.read.detections import CARD_RANKS, CARD_SUITS
 from vision.read.manifest import ClassifierSpec, ManifestError
 

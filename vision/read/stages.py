@@ -1,6 +1,6 @@
 """The two stages every reader here shares: a single-class YOLO detector on the
 letterboxed frame, then one batched two-head classifier call on square crops cut from
-the full-resolution frame (see :mod:`vision.read.crops`). No torch.
+the full-resolution frame (see :mod:`vision.read.boxes`). No torch.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from vision.read.backends import Model, prepare_image, run_image
-from vision.read.boxes import held_by, letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.read.boxes import crop_batch, held_by, letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.read.calibration import tempered
-from vision.read.crops import crop_batch
 from vision.read.detections import Detection, Detections
 from vision.read.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
 from vision.read.policy import CardKnobs, DiceKnobs, Look, ReadPolicy, View

@@ -1,6 +1,6 @@
 """Training-time augmentation of die crops (numpy/cv2 only; used by the classifier trainer).
 
-A training sample is a *context crop*: the runtime crop square (see :mod:`vision.read.crops`)
+A training sample is a *context crop*: the runtime crop square (see :mod:`vision.read.boxes`)
 enlarged by :data:`CONTEXT` so that rotating it still finds real pixels.
 :func:`augment` warps the centre of a context crop back to the classifier's input size
 with a random rotation (at most ``rotation`` degrees: a tilted webcam sees the up face
@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from vision.synth.camera_shifts import gains, motion_kernel
-from vision.read.crops import cut_square, resize_square, square_region
+from vision.read.boxes import cut_square, resize_square, square_region
 
 CONTEXT = 1.6  # context crop side / runtime crop side
 

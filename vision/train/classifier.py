@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from vision.train.augment import AugmentConfig, augment, center_view, context_crop, context_size
-from vision.read.crops import square_crop, to_tensor
+from vision.read.boxes import square_crop, to_tensor
 from vision.evaluate.datasets import LabelledImage
 from vision.read.detections import CARD_RANKS, DIE_FACES, NOT_AN_INDEX
 from vision.read.manifest import sha256_of

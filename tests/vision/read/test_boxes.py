@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from vision.read.boxes import (
-    PAD_VALUE, contained_share, held_by, iou, iou_matrix, letterbox, nms, smaller_share, xywh_to_xyxy,
+    PAD_VALUE, contained_share, crop_batch, cut_square, held_by, iou, iou_matrix, letterbox, nms, smaller_share,
+    square_crop, square_region, xywh_to_xyxy,
 )
-from vision.read.crops import crop_batch, cut_square, square_crop, square_region
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from vision.train.augment import CONTEXT, AugmentConfig, augment, center_view, context_crop, context_size
-from vision.read.crops import square_crop
+from vision.read.boxes import square_crop
 from vision.evaluate.datasets import LabelledImage
 from vision.read.detections import DIE_FACES, NOT_AN_INDEX, Detection
 from vision.train.classifier import IGNORE, collect_crops, face_counts
