@@ -364,7 +364,7 @@ class CardReader:
                 kind="card", face=face, colour=None, box=_union(views), score=min(1.0, score), uncertain=uncertain,
                 alternatives=unsure_faces([face, *joint, *(c.face for c in views)], views) if joint else (),
             ))
-        return _one_deck(cards)
+        return _one_deck(cards, self.threshold)
 
     def _cards(self, corners: CornerReadings, image: np.ndarray | None, by_outline: bool, every_card: bool = False,
                ) -> tuple[list[list[int]], list[CardOutline | None]]:
@@ -472,10 +472,12 @@ def _union(corners: Sequence[Detection]) -> tuple[float, float, float, float]:
     return (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
 
 
-def _one_deck(cards: Sequence[Detection]) -> tuple[Detection, ...]:
-    """``cards`` left to right, every copy of a card seen more than once flagged uncertain."""
+def _one_deck(cards: Sequence[Detection], threshold: float) -> tuple[Detection, ...]:
+    """``cards`` left to right, every copy of a card seen more than once uncertain (one deck
+    holds each card once: a doubt for :func:`~vision.read.policy.judge`, beside the card's own)."""
     seen = Counter(c.face for c in cards)
-    flagged = [replace(c, uncertain=True, alternatives=()) if seen[c.face] > 1 else c for c in cards]
+    flagged = [replace(c, uncertain=bool(judge(c.score, threshold, c.uncertain, True).uncertain), alternatives=())
+               if seen[c.face] > 1 else c for c in cards]
     return tuple(sorted(flagged, key=lambda d: (d.box[0] + d.box[2], d.box[1])))
 
 

@@ -764,7 +764,7 @@ def test_a_card_seen_twice_lists_no_alternatives():
     unsure = Detection("card", "AS", None, (0, 0, 10, 20), 0.6, True, alternatives=("AS", "AC"))
     far = Detection("card", "AS", None, (900, 0, 910, 20), 0.6, True, alternatives=("AS", "AH"))
     other = Detection("card", "2C", None, (400, 0, 410, 20), 0.6, True, alternatives=("2C", "2S"))
-    cards = _one_deck([unsure, far, other])
+    cards = _one_deck([unsure, far, other], 0.8)
     assert [(c.face, c.alternatives) for c in cards] == [("AS", ()), ("2C", ("2C", "2S")), ("AS", ())]
 
 
