@@ -289,8 +289,8 @@ class Detections:
     >>> d[d.scores >= 0.75].boxes.tolist()
     [[0.0, 0.0, 10.0, 10.0], [1.0, 1.0, 11.0, 11.0]]
     >>> read = d.classified(("1", "2"), np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]))
-    >>> read.best(), read[[2, 0]].best()
-    (('1', '2', '1'), ('1', '1'))
+    >>> read.classes, read[[1, 0]].probabilities.argmax(axis=1).tolist()
+    (('1', '2'), [1, 0])
     >>> Detections.empty().without(np.zeros(0, bool)).boxes.shape
     (0, 4)
     >>> two = Detections.from_objects([Detection("die", "3", "red", (0, 0, 9, 9), 0.9),
@@ -421,26 +421,10 @@ class Detections:
         drop = np.asarray(drop, bool)
         return self[~drop] if drop.any() else self
 
-    @property
-    def centres(self) -> np.ndarray:
-        """``(N, 2)`` box centres."""
-        return (self.boxes[:, :2] + self.boxes[:, 2:]) / 2.0
-
-    @property
-    def sides(self) -> np.ndarray:
-        """``(N,)`` the longer side of each box."""
-        return np.maximum(self.boxes[:, 2] - self.boxes[:, 0], self.boxes[:, 3] - self.boxes[:, 1])
-
     def classified(self, classes: Sequence[str], probabilities: np.ndarray, **data: np.ndarray) -> Detections:
         """These boxes as a classifier read them: its classes, its probabilities (one row a
         box) and any further outputs (``data``, added to what the objects hold)."""
         return Detections(self.boxes, self.scores, self.kinds, tuple(classes), probabilities, {**self.data, **data})
-
-    def best(self) -> tuple[str, ...]:
-        """Each object's likeliest class (empty names before a classifier read them)."""
-        if not self.classes:
-            return ("",) * len(self)
-        return tuple(self.classes[int(i)] for i in self.probabilities.argmax(axis=1))
 
     @classmethod
     def merge(cls, parts: Sequence[Detections]) -> Detections:

@@ -37,7 +37,7 @@ def test_every_array_is_selected_alike():
         assert picked.probabilities.tolist() == d.probabilities[rows].tolist()
         assert picked.data["colour_p"].tolist() == np.eye(3)[rows].tolist()
         assert picked.classes == ("a", "b") and all(k is Kind.DIE for k in picked.kinds)
-    assert d.without(np.array([False, True, False])).best() == ("a", "a")
+    assert d.without(np.array([False, True, False])).probabilities[:, 0].tolist() == pytest.approx([0.9, 0.5])
     assert d.without(np.zeros(3, bool)) is d
 
 
@@ -59,13 +59,6 @@ def test_nms_keeps_the_best_of_overlapping_boxes():
     assert kept.scores.tolist() == pytest.approx([0.9, 0.7])
     assert d.with_nms(0.5, max_det=1).scores.tolist() == pytest.approx([0.9])
     assert len(Detections.empty().with_nms(0.5)) == 0
-
-
-def test_geometry_and_best_before_reading():
-    d = three()
-    assert d.centres[2].tolist() == [30.0, 25.0]
-    assert d.sides.tolist() == [10.0, 10.0, 20.0]
-    assert d.best() == ("", "", "")
 
 
 def objects() -> tuple[Detection, ...]:
