@@ -270,23 +270,21 @@ class CardReader:
         corners = self.read_corners(image, photo)
         return corners.indices, self.merge(corners, image)
 
-    def corners_at(self, image: np.ndarray, boxes: np.ndarray) -> CornerReadings:
-        """The corner indices at known ``boxes`` (labelled ones: ``tableref eval --gt-boxes``
-        scores the classifier and the merge without the detector), read as
-        :meth:`read_corners` reads the boxes it finds."""
+    def corners_at(self, image: np.ndarray, boxes: np.ndarray, box_scores: np.ndarray | None = None) -> CornerReadings:
+        """The corner indices at ``boxes`` one by one, with the probabilities :meth:`merge`
+        joins a card's corners by: the boxes :meth:`read_corners` finds (``box_scores``: the
+        detector's), or known ones (labelled: ``tableref eval --gt-boxes`` scores the
+        classifier and the merge without the detector; None: no box is in doubt)."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         rank_p, suit_p = self.classify(image, boxes)
-        rows, indices = self._label_rows(boxes, rank_p, suit_p, None)
+        rows, indices = self._label_rows(boxes, rank_p, suit_p, box_scores)
         return CornerReadings(indices, rank_p[rows, : len(CARD_RANKS)], suit_p[rows])
 
     def read_corners(self, image: np.ndarray, photo: bool = False) -> CornerReadings:
-        """The corner indices of a BGR frame one by one, with the probabilities
-        :meth:`merge` joins a card's corners by (the first half of :meth:`read`)."""
+        """The corner indices of a BGR frame one by one (:meth:`corners_at` the boxes the
+        detector finds): the first half of :meth:`read`."""
         found = self.detect(image, photo)
-        rank_p, suit_p = self.classify(image, found.boxes)
-        found = found.classified(self.manifest.classifier.faces, rank_p, suit_p=suit_p)
-        rows, indices = self._label_rows(found.boxes, found.probabilities, found.data["suit_p"], found.scores)
-        return CornerReadings(indices, found.probabilities[rows, : len(CARD_RANKS)], found.data["suit_p"][rows])
+        return self.corners_at(image, found.boxes, found.scores)
 
     def merge(self, corners: CornerReadings, image: np.ndarray | None = None) -> tuple[Detection, ...]:
         """The cards ``corners`` make, one object per card (the second half of :meth:`read`).
