@@ -49,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--marbled", type=float, default=None, metavar="P",
                         help="share of marbled bodies among pips and Liar's dice that are not translucent "
                              f"(default {MARBLED}; more to train on the dice that read worst)")
+    parser.add_argument("--wide-faces", action="store_true",
+                        help="also draw dice with the training-only katakana fonts and ship's-wheel forms (vision/synth/fonts/README.md)")
     parser.add_argument("--reveals", metavar="GAMES",
                         help="comma-separated games: render reveal stills of these games (taken in turn) as the live "
                              "table's webcam sees them, a die's edge 20-46 px at 640 px wide; or doubt alone: Doubt's "
@@ -76,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
     cards, mixed, layouts_arg = getattr(args, "cards", False), getattr(args, "mixed", False), getattr(args, "layouts", None)
     if layouts_arg and not (cards or mixed):
         print("tableref synth: --layouts needs --cards or --mixed", file=sys.stderr)
+        return 2
+    if getattr(args, "wide_faces", False) and (cards or getattr(args, "reveals", None)):
+        print("tableref synth: --wide-faces needs dice rendered from their designs (not --cards or --reveals)", file=sys.stderr)
         return 2
     wide = getattr(args, "wide_decks", False)
     if wide and not (cards or mixed or getattr(args, "reveals", None)):
@@ -105,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         card_options = CardOptions(layouts=layouts, heldout=args.heldout, wide_decks=wide) if mixed else None
         config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options, dice_sets=dice_sets,
-                             marbled=MARBLED if marbled is None else marbled)
+                             marbled=MARBLED if marbled is None else marbled, wide_faces=bool(getattr(args, "wide_faces", False)))
     try:
         from vision.synth.scene import _check
 

@@ -17,7 +17,7 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -82,9 +82,17 @@ class _Style:
     kana_stroke: float  # extra stroke width as a fraction of the face (bolder lettering)
     wheel_spokes: int
     wheel_red: bool
+    wheel_form: str = "classic"  # one of WHEEL_FORMS; the others only on wide-face renders
 
 
-def _style(rng: np.random.Generator, body: str, design: str) -> _Style:
+# How a ship's wheel is drawn: the classic rim, hub, spokes and round handles; a large solid hub;
+# a heavy rim and spokes; handles that taper off without knobs; two concentric rims.
+WHEEL_FORMS: tuple[str, ...] = ("classic", "disc", "bold", "knobless", "double")
+
+
+def _style(rng: np.random.Generator, body: str, design: str, wide: bool = False) -> _Style:
+    """One die's lettering and marks; ``wide`` also draws the training-only katakana fonts and
+    wheel forms (after every other draw, so a render without it is unchanged)."""
     inks = ink_choices(body)
     ink = inks[int(rng.integers(len(inks)))]
     if design.startswith("nine"):
@@ -93,7 +101,7 @@ def _style(rng: np.random.Generator, body: str, design: str) -> _Style:
     else:
         mark = "drilled" if rng.random() < 0.75 else "printed"
     pip_radius = float(rng.uniform(0.13, 0.18))
-    return _Style(
+    st = _Style(
         ink=ink,
         mark=mark,
         pip_radius=pip_radius,
@@ -111,6 +119,11 @@ def _style(rng: np.random.Generator, body: str, design: str) -> _Style:
         # die renders as before.
         wheel_red=bool(rng.random() < 0.6) and red_shows_on(body),
     )
+    if not wide:
+        return st
+    fonts_wide, p = fonts.font_choices(True)
+    return replace(st, font=fonts_wide[int(rng.choice(len(fonts_wide), p=p))],
+                   wheel_form=WHEEL_FORMS[int(rng.integers(len(WHEEL_FORMS)))])
 
 
 def red_shows_on(body: str) -> bool:
@@ -169,15 +182,27 @@ def _wheel(rng: np.random.Generator, st: _Style, s: int) -> list[tuple[np.ndarra
     def pt(r: float, a: float) -> tuple[int, int]:
         return (int(round((c + r * math.cos(a)) * 16)), int(round((c + r * math.sin(a)) * 16)))
 
+    inner_ring = rng.random() < 0.35
+    hub_r = s * 0.045
+    knobs = True
+    if st.wheel_form == "bold":
+        rim_w, spoke_w, handle_w = int(rim_w * rng.uniform(1.6, 2.2)), int(spoke_w * rng.uniform(1.5, 2.0)), int(handle_w * 1.3)
+    elif st.wheel_form == "disc":
+        hub_r = ring_r * float(rng.uniform(0.3, 0.55))
+    elif st.wheel_form == "knobless":
+        knobs, handle_len = False, handle_len * float(rng.uniform(1.0, 1.3))
+    elif st.wheel_form == "double":
+        cv2.circle(cov, pt(0, 0), int(ring_r * float(rng.uniform(0.68, 0.8)) * 16), 255, rim_w, cv2.LINE_AA, 4)
     cv2.circle(cov, pt(0, 0), int(ring_r * 16), 255, rim_w, cv2.LINE_AA, 4)
-    if rng.random() < 0.35:
+    if inner_ring:
         cv2.circle(cov, pt(0, 0), int(ring_r * 0.55 * 16), 255, max(2, rim_w // 2), cv2.LINE_AA, 4)
-    cv2.circle(cov, pt(0, 0), int(s * 0.045 * 16), 255, -1, cv2.LINE_AA, 4)
+    cv2.circle(cov, pt(0, 0), int(hub_r * 16), 255, -1, cv2.LINE_AA, 4)
     for k in range(st.wheel_spokes):
         a = phase + 2.0 * math.pi * k / st.wheel_spokes
         cv2.line(cov, pt(0, a), pt(ring_r, a), 255, spoke_w, cv2.LINE_AA, 4)
-        cv2.line(cov, pt(ring_r, a), pt(ring_r + handle_len, a), 255, handle_w, cv2.LINE_AA, 4)
-        cv2.circle(cov, pt(ring_r + handle_len, a), int(handle_w * 0.7 * 16), 255, -1, cv2.LINE_AA, 4)
+        cv2.line(cov, pt(ring_r, a), pt(ring_r + handle_len, a), 255, handle_w if knobs else max(2, int(handle_w * 0.7)), cv2.LINE_AA, 4)
+        if knobs:
+            cv2.circle(cov, pt(ring_r + handle_len, a), int(handle_w * 0.7 * 16), 255, -1, cv2.LINE_AA, 4)
     ink = "red" if st.wheel_red else st.ink
     return [(cov, ink)]
 
@@ -222,13 +247,14 @@ def _ink_rgb(name: str) -> np.ndarray:
     return srgb_to_linear(np.array(INK_COLOURS[name], np.float32) / 255.0)
 
 
-def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, design: str, tex: int = TEX) -> FaceAtlas:
+def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, design: str, tex: int = TEX, wide: bool = False) -> FaceAtlas:
     """Draw the six faces of one die into an atlas of ``tex`` texels per face (see the module doc).
 
     Choose ``tex`` about twice the die's size in pixels: the faces are then drawn
-    already filtered for that size, and small dice cost little.
+    already filtered for that size, and small dice cost little. ``wide`` draws the
+    training-only fonts and wheel forms too.
     """
-    st = _style(rng, body, design)
+    st = _style(rng, body, design, wide)
     pad = pad_for(tex)
     cell = tex + 2 * pad
     draw = tex * _SS if tex <= 64 else tex
@@ -255,15 +281,17 @@ def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, desi
     style = {"ink": st.ink, "mark": st.mark}
     if any(f in KATAKANA for f in faces):
         style.update(font=st.font.name, stroke=st.kana_stroke)
+    if "wheel" in faces and st.wheel_form != "classic":
+        style.update(wheel=st.wheel_form)
     return FaceAtlas(tex=tex, ink=ink, relief=cv2.merge([relief, gu, gv]), style=style, inks=tuple(used))
 
 
-def face_image(rng: np.random.Generator, label: str, design: str, body: str = "white", size: int = TEX) -> np.ndarray:
+def face_image(rng: np.random.Generator, label: str, design: str, body: str = "white", size: int = TEX, wide: bool = False) -> np.ndarray:
     """One flat face as an sRGB uint8 RGB image (for previews and tests)."""
     from vision.synth.colour import linear_to_srgb
     from vision.synth.designs import body_rgb
 
-    st = _style(rng, body, design)
+    st = _style(rng, body, design, wide)
     out = np.ones((size, size, 3), np.float32) * srgb_to_linear(np.array(body_rgb(body), np.float32) / 255.0)
     for cov, ink_name in face_layers(rng, label, st, design, size * _SS):
         c = cv2.resize(cov, (size, size), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0

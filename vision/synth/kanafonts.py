@@ -27,6 +27,33 @@ KANA_FONTS: tuple[Path, ...] = (
 # How often each font is drawn on a die: dice lettering is mostly a bold gothic.
 KANA_WEIGHTS: tuple[float, ...] = (0.18, 0.3, 0.08, 0.14, 0.22, 0.08)
 
+# Training-only fonts, drawn when a render asks for wider face designs (``SceneConfig.wide_faces``):
+# a plain gothic, a brush-like mincho, a rounded and a hand-lettered kana, so the classifier
+# learns the katakana's shapes rather than three families' strokes. Katakana only.
+EXTRA_KANA_FONTS: tuple[Path, ...] = (
+    FONT_DIR / "TablerefKanaPlain.ttf",
+    FONT_DIR / "TablerefKanaBrushMincho.ttf",
+    FONT_DIR / "TablerefKanaRound.ttf",
+    FONT_DIR / "TablerefKanaHand.ttf",
+)
+
+
+def font_choices(wide: bool) -> tuple[tuple[Path, ...], np.ndarray]:
+    """The fonts a die's katakana is drawn in and their probabilities; with ``wide`` half the
+    draws go to :data:`EXTRA_KANA_FONTS`.
+
+    >>> fonts, p = font_choices(True)
+    >>> len(fonts) == len(KANA_FONTS) + len(EXTRA_KANA_FONTS), round(float(p.sum()), 6)
+    (True, 1.0)
+    >>> all(has_glyph(f, "ブ") and has_glyph(f, "プ") for f in EXTRA_KANA_FONTS)
+    True
+    """
+    base = np.asarray(KANA_WEIGHTS, np.float64)
+    if not wide:
+        return KANA_FONTS, base / base.sum()
+    extra = np.full(len(EXTRA_KANA_FONTS), 1.0 / len(EXTRA_KANA_FONTS))
+    return KANA_FONTS + EXTRA_KANA_FONTS, np.concatenate([base / base.sum(), extra]) * 0.5
+
 
 @lru_cache(maxsize=64)
 def load(path: Path, size: int) -> ImageFont.FreeTypeFont:

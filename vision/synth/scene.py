@@ -91,6 +91,7 @@ class SceneConfig:
     cards: CardOptions | None = None  # playing cards on the table too; None = dice only
     dice_sets: tuple[str, ...] | None = None  # random dice from these game sets only (sets.GAMES); None = all
     marbled: float = MARBLED  # chance a pips or Liar's die that is not translucent has a marbled body
+    wide_faces: bool = False  # dice also drawn with the training-only katakana fonts and wheel forms
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -107,6 +108,8 @@ class SceneConfig:
             del out["dice_sets"]
         if self.marbled == MARBLED:
             del out["marbled"]
+        if not self.wide_faces:
+            del out["wide_faces"]  # as a config read before wide faces
         return out
 
 
@@ -609,7 +612,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         blank = not d.labelled
         atlas_tex = int(np.clip(2.0 * die_px * w / 640.0 * d.half * 2.0 / die_mm, 24, 128)) // 8 * 8
         faces = ("blank",) * 6 if blank else DESIGNS[s.design].faces
-        atlas = make_atlas(rng, faces, s.colour or "white", s.design, atlas_tex)
+        atlas = make_atlas(rng, faces, s.colour or "white", s.design, atlas_tex, wide=config.wide_faces)
         mat, swirl, mkind = _material(rng, s.colour or "white", allow_fancy=s.design in ("pips", "liars") and not blank,
                                       marbled=config.marbled, inks=atlas.inks)
         if blank:

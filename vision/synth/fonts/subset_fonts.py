@@ -1,11 +1,13 @@
 """Rebuild the tiny subset fonts shipped beside this file (a maintainer tool).
 
 Not imported at run time. Needs fontTools and the Debian packages
-``fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho`` (katakana) and
+``fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho fonts-droid-fallback
+fonts-hanazono fonts-kiloji fonts-seto`` (katakana) and
 ``fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-cantarell
 fonts-lato fonts-roboto-unhinted fonts-ebgaramond fonts-open-sans`` (card indices)::
 
     apt-get install fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho
+    apt-get install fonts-droid-fallback fonts-hanazono fonts-kiloji fonts-seto
     apt-get install fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-cantarell
     apt-get install fonts-lato fonts-roboto-unhinted fonts-ebgaramond fonts-open-sans
     python vision/synth/fonts/subset_fonts.py [kana|cards|all]
@@ -47,6 +49,16 @@ SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
     ("NotoSerifCJKjp-Bold-kana.otf", "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc", 0, None),
     ("TablerefKanaGothic.ttf", "/usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf", None, "TablerefKanaGothic"),
     ("TablerefKanaMincho.ttf", "/usr/share/fonts/opentype/ipaexfont-mincho/ipaexm.ttf", None, "TablerefKanaMincho"),
+)
+
+
+# The extra training-only katakana fonts (kanafonts.EXTRA_KANA_FONTS): dice faces only, so cut
+# to the katakana alone (Droid Sans Fallback has no Latin digits).
+EXTRA_KANA_SOURCES: tuple[tuple[str, str, int | None, str | None], ...] = (
+    ("TablerefKanaPlain.ttf", "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", None, "TablerefKanaPlain"),
+    ("TablerefKanaBrushMincho.ttf", "/usr/share/fonts/truetype/hanazono/HanaMinA.ttf", None, "TablerefKanaBrushMincho"),
+    ("TablerefKanaRound.ttf", "/usr/share/fonts/truetype/kiloji/kiloji_b.ttf", None, "TablerefKanaRound"),
+    ("TablerefKanaHand.ttf", "/usr/share/fonts/truetype/seto/setofont.ttf", None, "TablerefKanaHand"),
 )
 
 
@@ -105,6 +117,7 @@ def build_one(out_name: str, src: str, index: int | None, family: str | None, ch
     options.name_languages = ["*"]
     options.notdef_outline = True
     options.hinting = False
+    options.drop_tables += ["gasp"]  # unhinted anyway; Kiloji's gasp table is malformed
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
@@ -123,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("usage: subset_fonts.py [kana|cards|all]")
     jobs = []
     if which[0] in ("kana", "all"):
-        jobs += [(s, CHARS) for s in SOURCES]
+        jobs += [(s, CHARS) for s in SOURCES] + [(s, KATAKANA) for s in EXTRA_KANA_SOURCES]
     if which[0] in ("cards", "all"):
         jobs += [(s, CARD_CHARS) for s in CARD_SOURCES]
     for (out_name, src, index, family), chars in jobs:
