@@ -121,8 +121,7 @@ def _style(rng: np.random.Generator, body: str, design: str, wide: bool = False)
     )
     if not wide:
         return st
-    fonts_wide, p = fonts.font_choices(True)
-    return replace(st, font=fonts_wide[int(rng.choice(len(fonts_wide), p=p))],
+    return replace(st, font=fonts.WIDE_KANA_FONTS[int(rng.choice(len(fonts.WIDE_KANA_FONTS), p=fonts.WIDE_KANA_WEIGHTS))],
                    wheel_form=WHEEL_FORMS[int(rng.integers(len(WHEEL_FORMS)))])
 
 
@@ -286,12 +285,12 @@ def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, desi
     return FaceAtlas(tex=tex, ink=ink, relief=cv2.merge([relief, gu, gv]), style=style, inks=tuple(used))
 
 
-def face_image(rng: np.random.Generator, label: str, design: str, body: str = "white", size: int = TEX, wide: bool = False) -> np.ndarray:
+def face_image(rng: np.random.Generator, label: str, design: str, body: str = "white", size: int = TEX) -> np.ndarray:
     """One flat face as an sRGB uint8 RGB image (for previews and tests)."""
     from vision.synth.colour import linear_to_srgb
     from vision.synth.designs import body_rgb
 
-    st = _style(rng, body, design, wide)
+    st = _style(rng, body, design)
     out = np.ones((size, size, 3), np.float32) * srgb_to_linear(np.array(body_rgb(body), np.float32) / 255.0)
     for cov, ink_name in face_layers(rng, label, st, design, size * _SS):
         c = cv2.resize(cov, (size, size), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0

@@ -4,6 +4,10 @@
 True
 >>> all(has_glyph(p, "ブ") for p in KANA_FONTS)
 True
+>>> len(WIDE_KANA_FONTS) == len(WIDE_KANA_WEIGHTS), round(sum(WIDE_KANA_WEIGHTS), 6)
+(True, 1.0)
+>>> all(has_glyph(p, "ブ") and has_glyph(p, "プ") for p in EXTRA_KANA_FONTS)
+True
 """
 
 from __future__ import annotations
@@ -38,21 +42,10 @@ EXTRA_KANA_FONTS: tuple[Path, ...] = (
 )
 
 
-def font_choices(wide: bool) -> tuple[tuple[Path, ...], np.ndarray]:
-    """The fonts a die's katakana is drawn in and their probabilities; with ``wide`` half the
-    draws go to :data:`EXTRA_KANA_FONTS`.
-
-    >>> fonts, p = font_choices(True)
-    >>> len(fonts) == len(KANA_FONTS) + len(EXTRA_KANA_FONTS), round(float(p.sum()), 6)
-    (True, 1.0)
-    >>> all(has_glyph(f, "ブ") and has_glyph(f, "プ") for f in EXTRA_KANA_FONTS)
-    True
-    """
-    base = np.asarray(KANA_WEIGHTS, np.float64)
-    if not wide:
-        return KANA_FONTS, base / base.sum()
-    extra = np.full(len(EXTRA_KANA_FONTS), 1.0 / len(EXTRA_KANA_FONTS))
-    return KANA_FONTS + EXTRA_KANA_FONTS, np.concatenate([base / base.sum(), extra]) * 0.5
+# What a wide-face die's katakana is drawn in: half the draws keep KANA_WEIGHTS' mix, half go
+# evenly to the extras.
+WIDE_KANA_FONTS: tuple[Path, ...] = KANA_FONTS + EXTRA_KANA_FONTS
+WIDE_KANA_WEIGHTS: tuple[float, ...] = tuple(0.5 * w for w in KANA_WEIGHTS) + (0.5 / len(EXTRA_KANA_FONTS),) * len(EXTRA_KANA_FONTS)
 
 
 @lru_cache(maxsize=64)
