@@ -69,7 +69,7 @@ from vision.live.settle import SettleConfig, SettledReading, Settler
 from vision.synth.card_scene import render_card_scene
 from vision.synth.scene import render_scene
 from vision.synth.tables import HELDOUT_FAMILIES
-from vision.read.vocabulary import game_vocabulary
+from vision.read.vocabulary import game_vocabulary, plain_colour
 
 OUTCOMES = ("right", "re-read", "count", "wrong", "unsettled")
 LIVE_GAMES = (*GAMES, "doubt")
@@ -136,7 +136,7 @@ def score_reveal(settled: SettledReading | None, truth: Sequence[Detection], col
     right = uncertain = sure_wrong = 0
     for ti, di in pairs:
         t, d = truth[ti], dice[di]
-        ok = d.face == t.face and (not colour_counts or d.colour == t.colour)
+        ok = d.face == t.face and (not colour_counts or d.colour == plain_colour(t.colour))
         right += ok
         uncertain += d.uncertain
         sure_wrong += (not ok) and not d.uncertain

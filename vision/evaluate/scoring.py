@@ -26,13 +26,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from vision.read.boxes import contained_share, greedy_match, iou_matrix
 from vision.read.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, Detection
+from vision.read.vocabulary import plain_colour
 from vision.evaluate.dice_conditions import CONDITIONS, PLAIN
 
 MISSED = "(missed)"  # column: a ground-truth die nothing matched
@@ -449,6 +450,7 @@ def score(
         read = {gi: p[pi] for gi, pi in m}
         correct_here = sure_here = 0
         for gi, truth in enumerate(g):
+            truth = replace(truth, colour=plain_colour(truth.colour))  # labels may name a shade
             guess = read.get(gi)
             found, ok = guess is not None, guess is not None and truth.face == guess.face
             sure = guess is not None and not guess.uncertain

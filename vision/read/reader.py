@@ -62,7 +62,7 @@ from vision.read.stages import (
     ask_specialist,
     second_look,
 )
-from vision.read.vocabulary import Vocabulary
+from vision.read.vocabulary import Vocabulary, merge_shades
 
 __all__ = ["MIN_BOX_SIDE", "DiceReader", "InvalidImage", "Step", "as_bgr", "load_pair", "load_reader"]
 
@@ -475,7 +475,8 @@ class DiceReader:
         colour_doubt = np.zeros(len(boxes), bool)
         if has_colour:
             if vocab is None:
-                colour_names = [colours[int(c)] for c in colour_p.argmax(axis=1)]
+                plain, plain_p = merge_shades(colour_p, colours)
+                colour_names = [plain[int(c)] for c in plain_p.argmax(axis=1)]
             else:
                 colour_names, colour_scores = vocab.decode_colours(colour_p, colours)
                 if vocab.colours is not None:

@@ -3,8 +3,14 @@
 The classifier knows every face of every game here (16) and 14 body colours. A table plays
 one game: Nine Dice dice show only katakana in white, black, blue or green; Liar's Dice
 dice show a wheel or 2-6 pips. Reading with the table's :class:`Vocabulary` turns
-look-alikes from other games (a katakana die read as a pip face, a white die read as
-ivory) into the face or colour the game has, instead of a reading the referee must refuse.
+look-alikes from other games (a katakana die read as a pip face) into the face the game
+has, instead of a reading the referee must refuse.
+
+Colours are reported by the plain name players call a die by: the model's *shades*
+(:data:`SHADES`: ivory, navy) add their probability to the plain colour they are a shade
+of, at every table. A camera's white balance cannot tell them apart: on the reader's own
+renders ivory dice were read as ivory only 51-69 % of the time (nearly all the rest as
+white) and navy 86-88 %, and the foreign yardstick, like a player, calls an ivory die white.
 
 Faces are *merged*: ``faces`` maps each model face it keeps to the face the game calls
 it, and the probabilities of faces with the same name add up (a Liar's die with a plain
@@ -27,10 +33,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["Vocabulary", "VocabularyError", "game_vocabulary"]
+__all__ = ["SHADES", "Vocabulary", "VocabularyError", "game_vocabulary", "merge_shades", "plain_colour"]
+
+SHADES: Mapping[str, str] = MappingProxyType({"ivory": "white", "navy": "blue"})
+"""Model colours reported as the plain colour they are a shade of."""
+
+
+def plain_colour(name: str | None) -> str | None:
+    """The colour a reading reports for the model colour (or label) ``name``.
+
+    >>> plain_colour("ivory"), plain_colour("grey"), plain_colour(None)
+    ('white', 'grey', None)
+    """
+    return None if name is None else SHADES.get(name, name)
+
+
+def merge_shades(colour_p: np.ndarray, names: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """The plain colours of the model's ``names`` (in their order, each once), and each row
+    of model colour probabilities summed onto them.
+
+    >>> out, p = merge_shades(np.array([[0.5, 0.3, 0.2]]), ("ivory", "white", "black"))
+    >>> out, [round(float(x), 2) for x in p[0]]
+    (('white', 'black'), [0.8, 0.2])
+    """
+    plain = [plain_colour(n) or n for n in names]
+    out = tuple(dict.fromkeys(plain))
+    merge = np.zeros((len(names), len(out)), np.float32)
+    merge[np.arange(len(names)), [out.index(n) for n in plain]] = 1.0
+    probs = np.asarray(colour_p, np.float32).reshape(len(colour_p), len(names))
+    return out, probs @ merge
 
 
 class VocabularyError(ValueError):
@@ -83,13 +118,20 @@ class Vocabulary:
         return tuple(sorted({out for _, out in self.faces}))
 
     def check(self, faces: Sequence[str] | None, colours: Sequence[str] | None) -> None:
-        """Raise :class:`VocabularyError` unless the model's ``faces`` and ``colours`` (None:
-        not checked) include every name here."""
+        """Raise :class:`VocabularyError` unless the model's ``faces`` and plain ``colours``
+        (None: not checked) include every name here; a shade is never reported, so a
+        vocabulary cannot name one.
+
+        >>> Vocabulary.of(["1"], ["ivory"], name="t").check(["1"], ["ivory", "white"])
+        Traceback (most recent call last):
+        ...
+        vision.read.vocabulary.VocabularyError: vocabulary t: the model has no colour ivory
+        """
         missing = [f for f, _ in self.faces if f not in faces] if faces is not None else []
         if missing:
             raise VocabularyError(f"vocabulary {self.name or '?'}: the model has no face {', '.join(missing)}")
         if self.colours is not None and colours is not None:
-            unknown = sorted(self.colours - set(colours))
+            unknown = sorted(self.colours - {plain_colour(c) for c in colours})
             if unknown:
                 raise VocabularyError(f"vocabulary {self.name or '?'}: the model has no colour {', '.join(unknown)}")
 
@@ -118,15 +160,15 @@ class Vocabulary:
         return out, np.asarray(face_p, np.float32) @ merge
 
     def decode_colours(self, colour_p: np.ndarray, names: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """For each row of model colour probabilities: the most likely allowed colour and its
-        probability.
+        """For each row of model colour probabilities: the most likely allowed plain colour
+        (shades merged, :func:`merge_shades`) and its probability.
 
         >>> v = Vocabulary.of(["1"], ["white", "black"])
         >>> colours, p = v.decode_colours(np.array([[0.6, 0.3, 0.1]]), ("ivory", "white", "black"))
         >>> colours, [round(float(x), 2) for x in p]
-        (['white'], [0.3])
+        (['white'], [0.9])
         """
-        probs = np.asarray(colour_p, np.float32).reshape(len(colour_p), len(names))
+        names, probs = merge_shades(colour_p, names)
         if self.colours is not None:
             self.check(None, names)
             keep = np.array([n in self.colours for n in names])

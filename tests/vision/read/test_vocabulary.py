@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.vision import tiny_reader as tiny
-from vision.read.vocabulary import Vocabulary, VocabularyError, game_vocabulary
+from vision.read.vocabulary import Vocabulary, VocabularyError, game_vocabulary, merge_shades, plain_colour
 
 NAMES = ("1", "2", "wheel", "プ")
 
@@ -34,12 +34,23 @@ def test_empty_rows_decode_to_nothing() -> None:
 
 
 def test_colours_are_restricted_to_the_allowed_ones() -> None:
-    names = ("ivory", "white", "black", "navy")
-    p = np.array([[0.6, 0.3, 0.05, 0.05], [0.1, 0.1, 0.2, 0.6]])
+    names = ("ivory", "white", "black", "navy", "red")
+    p = np.array([[0.5, 0.3, 0.05, 0.05, 0.1], [0.1, 0.05, 0.25, 0.55, 0.05]])
     colours, prob = Vocabulary.of(["1"], ["white", "black"]).decode_colours(p, names)
-    assert colours == ["white", "black"] and prob.tolist() == pytest.approx([0.3, 0.2])  # not renormalised
+    assert colours == ["white", "black"] and prob.tolist() == pytest.approx([0.8, 0.25])  # not renormalised
     colours, prob = Vocabulary.of(["1"]).decode_colours(p, names)
-    assert colours == ["ivory", "navy"] and prob.tolist() == pytest.approx([0.6, 0.6])
+    assert colours == ["white", "blue"]
+    assert prob.tolist() == pytest.approx([0.8, 0.55])
+
+
+def test_shades_are_reported_as_their_plain_colour() -> None:
+    names = ("ivory", "white", "navy", "blue", "grey")
+    out, p = merge_shades(np.array([[0.4, 0.35, 0.05, 0.05, 0.15]]), names)
+    assert out == ("white", "blue", "grey") and p[0].tolist() == pytest.approx([0.75, 0.1, 0.15])
+    assert [plain_colour(c) for c in names] == ["white", "white", "blue", "blue", "grey"]
+    # a reading never names a shade, so a vocabulary may not allow one
+    with pytest.raises(VocabularyError, match="no colour ivory"):
+        Vocabulary.of(["1"], ["ivory"]).check(None, names)
 
 
 def test_names_the_model_lacks_are_refused() -> None:
