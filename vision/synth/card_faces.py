@@ -31,7 +31,7 @@ from PIL import Image, ImageDraw
 
 from vision.read.detections import CARD_RANKS, CARD_SUITS, Card, InvalidCard
 from vision.synth import card_art, card_fonts
-from vision.synth.card_suits import SUIT_STYLES, draw_suit, suit_aspect
+from vision.synth.card_suits import ALL_SUIT_STYLES, EXTRA_SUIT_STYLES, SUIT_STYLES, draw_suit, suit_aspect
 from vision.synth.errors import UnknownCard
 
 Colour = tuple[int, int, int]
@@ -82,7 +82,7 @@ class CardDesign:
     ten_squeeze: float  # extra horizontal scale of "10" (1 = as the font draws it)
     embolden_mm: float  # extra stroke added to the rank (0 = the font's weight)
     four_index: bool  # indices in all four corners
-    suit_style: str  # a name in card_suits.SUIT_STYLES
+    suit_style: str  # a name in card_suits.ALL_SUIT_STYLES
     four_colour: bool  # clubs green, diamonds blue
     red: Colour
     black: Colour
@@ -129,9 +129,10 @@ def sample_design(rng: np.random.Generator, heldout: bool = False, wide: bool = 
     """A random deck. ``heldout`` decks use only the held-out index font and court style.
 
     ``wide`` training decks also draw the extra index fonts and court styles
-    (``card_fonts.EXTRA_INDEX_FONTS``, ``card_art.EXTRA_COURT_STYLES``); the random
-    draws are the same either way, so a seed picks the same deck but for its font and
-    court style.
+    (``card_fonts.EXTRA_INDEX_FONTS``, ``card_art.EXTRA_COURT_STYLES``), and half of them
+    one of the extra suit styles (``card_suits.EXTRA_SUIT_STYLES``, drawn after the rest);
+    the other draws are the same either way, so a seed picks the same deck but for its
+    font, court style and suits.
 
     >>> sample_design(np.random.default_rng(1), wide=True).court_style in card_art.COURT_STYLES
     True
@@ -154,7 +155,7 @@ def sample_design(rng: np.random.Generator, heldout: bool = False, wide: bool = 
     # The pip columns stay clear of the index column.
     min_x = (cx + rank_mm * 0.75 + pip_mm * 0.6 + 1.0) / w
     back_colour = ((170, 30, 40), (30, 60, 150), (30, 110, 70), (40, 40, 40), (90, 40, 110), (20, 30, 70), (120, 30, 30))[int(rng.integers(7))]
-    return CardDesign(
+    design = CardDesign(
         deck=deck,
         stock=_jitter(rng, STOCKS[stock_name], 2.0),
         corner_mm=float(rng.uniform(2.4, 4.2)),
@@ -186,6 +187,9 @@ def sample_design(rng: np.random.Generator, heldout: bool = False, wide: bool = 
         gloss=float(rng.uniform(0.03, 0.35)),
         shininess=float(rng.uniform(20.0, 220.0)),
     )
+    if wide and rng.random() < 0.5:  # drawn last, so a wide deck is otherwise the deck its seed gives
+        design = dataclasses.replace(design, suit_style=str(rng.choice(list(EXTRA_SUIT_STYLES))))
+    return design
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,7 +243,7 @@ def _rank_mask(font: str, rank: str, cap_px: float, stretch: float, embolden_px:
 
 @lru_cache(maxsize=256)
 def _suit_mask(suit: str, style: str, height_px: float) -> np.ndarray:
-    st = SUIT_STYLES[style]
+    st = ALL_SUIT_STYLES[style]
     w = int(np.ceil(height_px * suit_aspect(suit, st))) + 4
     h = int(np.ceil(height_px)) + 4
     m = np.zeros((h, w), np.uint8)
@@ -318,7 +322,7 @@ def _pip_layout(design: CardDesign, n: int, w_mm: float, h_mm: float, index_righ
     ``index_right`` is where the corner index ends (mm from the left edge): pips keep clear of it.
     """
     fx, fy = design.pip_inset
-    aspect = max(suit_aspect(s, SUIT_STYLES[design.suit_style]) for s in "SHDC")
+    aspect = max(suit_aspect(s, ALL_SUIT_STYLES[design.suit_style]) for s in "SHDC")
     pip = design.pip_mm
     x0 = max(fx * w_mm, index_right + 0.8 + pip * aspect / 2.0)
     x1, y0, y1 = w_mm - x0, fy * h_mm, (1.0 - fy) * h_mm
@@ -333,7 +337,7 @@ def _pip_layout(design: CardDesign, n: int, w_mm: float, h_mm: float, index_righ
 
 
 def _ornate_ace(img: np.ndarray, design: CardDesign, k: float, w_mm: float, h_mm: float, ink: Colour) -> None:
-    style = SUIT_STYLES[design.suit_style]
+    style = ALL_SUIT_STYLES[design.suit_style]
     cx, cy = w_mm / 2 * k, h_mm / 2 * k
     big = min(w_mm * 0.62, h_mm * 0.45) * k
     draw_suit(img, "S", style, cx, cy, big, ink)
@@ -362,7 +366,7 @@ def draw_face(card: str, design: CardDesign, px_per_mm: float = 8.0, rng: np.ran
     img = np.empty((H, W, 3), np.uint8)
     img[:] = design.stock
     ink = design.ink(suit)
-    style = SUIT_STYLES[design.suit_style]
+    style = ALL_SUIT_STYLES[design.suit_style]
     lw = max(1, int(round(0.3 * k)))
     if design.border == "edge":
         m = int(round(1.2 * k))

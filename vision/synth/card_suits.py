@@ -35,6 +35,8 @@ class SuitStyle:
     diamond_w: float  # half-width of a diamond
     diamond_bulge: float  # < 0: sides curve in, > 0: out
     width: float  # overall width scale
+    spade_body: float = 0.74  # share of a spade's height its body takes; the foot shows below it
+    club_spread: float = 1.0  # how far a club's side leaves sit from its centre (< 1: bunched)
 
 
 SUIT_STYLES: dict[str, SuitStyle] = {
@@ -43,6 +45,20 @@ SUIT_STYLES: dict[str, SuitStyle] = {
     "sharp": SuitStyle("sharp", 3.6, 6.0, 0.3, 0.9, 0.38, 0.66, -0.16, 0.92),
     "wide": SuitStyle("wide", 2.8, 4.6, 0.5, 0.5, 0.44, 0.86, 0.0, 1.16),
 }
+"""Every deck's suit styles: each draws a spade's long thin stem and a club's three
+separate leaves, which tell them apart even when the symbol is a few pixels tall."""
+
+EXTRA_SUIT_STYLES: dict[str, SuitStyle] = {
+    "stubby": SuitStyle("stubby", 2.6, 4.4, 0.40, 0.2, 0.50, 0.8, 0.0, 1.1, spade_body=0.9, club_spread=0.78),
+    "stout": SuitStyle("stout", 2.2, 3.8, 0.46, 0.3, 0.52, 0.84, 0.06, 1.2, spade_body=0.84, club_spread=0.7),
+    "lean": SuitStyle("lean", 3.2, 5.4, 0.28, 0.7, 0.47, 0.7, -0.1, 0.94, spade_body=0.88, club_spread=0.82),
+}
+"""Styles only wide training decks draw (``card_faces.sample_design(wide=True)``): a spade
+whose body reaches nearly to its foot and clubs whose leaves merge, as many decks print
+them, so that small spades and clubs are told apart by the top (a point or a leaf) and not
+by the stem alone."""
+
+ALL_SUIT_STYLES: dict[str, SuitStyle] = {**SUIT_STYLES, **EXTRA_SUIT_STYLES}
 
 
 def _quad(p0: tuple[float, float], c: tuple[float, float], p1: tuple[float, float], n: int = 12) -> np.ndarray:
@@ -77,7 +93,7 @@ def suit_outline(suit: str, style: SuitStyle) -> tuple[np.ndarray, ...]:
         return (_heart(style),)
     if suit == "S":
         body = _heart(style) * np.array([1.0, -1.0])  # tip up
-        body[:, 1] = body[:, 1] * 0.74 - 0.26
+        body[:, 1] = body[:, 1] * style.spade_body - (1.0 - style.spade_body)
         return (body, _stem(style, 0.1))
     if suit == "D":
         w, b = style.diamond_w * style.width, style.diamond_bulge
@@ -94,7 +110,7 @@ def suit_outline(suit: str, style: SuitStyle) -> tuple[np.ndarray, ...]:
         r = style.club_r
         ring = np.linspace(0.0, 2.0 * math.pi, 36, endpoint=False)
         circle = np.stack([np.cos(ring), np.sin(ring)], axis=1) * r
-        dx = 0.96 * r + 0.06
+        dx = (0.96 * r + 0.06) * style.club_spread
         leaves = tuple(circle + np.array(c) for c in ((0.0, -1.0 + r), (-dx * style.width, 0.12 + r * 0.2 - 0.1), (dx * style.width, 0.12 + r * 0.2 - 0.1)))
         hub = np.array([[0.0, -0.5], [0.32, 0.1], [0.0, 0.4], [-0.32, 0.1]])
         return leaves + (hub, _stem(style, 0.1))

@@ -1,4 +1,4 @@
-"""Wide training decks: the extra court styles and index fonts, drawn only when asked."""
+"""Wide training decks: the extra court styles, index fonts and suit styles, drawn only when asked."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from vision.synth import card_art, card_fonts
+from vision.synth.card_suits import EXTRA_SUIT_STYLES, SUIT_STYLES, draw_suit
 from vision.synth.card_faces import draw_face, sample_design
 from vision.synth.card_layout import CardOptions
 from vision.synth.card_scene import CardSceneConfig, render_card_scene
@@ -34,13 +35,45 @@ def test_default_decks_never_draw_the_extras_and_wide_ones_do() -> None:
     assert not {d.index_font for d in wide} & set(card_fonts.HELDOUT_INDEX_FONTS)
 
 
-def test_a_seed_draws_the_same_deck_wide_or_not_but_for_font_and_court_style() -> None:
+def test_a_seed_draws_the_same_deck_wide_or_not_but_for_font_court_and_suit_style() -> None:
     for s in range(50):
         a = dataclasses.asdict(sample_design(np.random.default_rng(s)))
         b = dataclasses.asdict(sample_design(np.random.default_rng(s), wide=True))
-        for key in ("index_font", "court_style"):
+        for key in ("index_font", "court_style", "suit_style"):
             del a[key], b[key]
         assert a == b
+
+
+def test_only_wide_decks_draw_the_extra_suit_styles_and_they_draw_all_of_them() -> None:
+    default = {sample_design(np.random.default_rng(s)).suit_style for s in range(200)}
+    wide = [sample_design(np.random.default_rng(s), wide=True).suit_style for s in range(200)]
+    assert default == set(SUIT_STYLES)
+    assert set(wide) == set(SUIT_STYLES) | set(EXTRA_SUIT_STYLES)
+    assert 0.3 < np.mean([w in EXTRA_SUIT_STYLES for w in wide]) < 0.7
+
+
+def _mask(suit: str, style: str) -> np.ndarray:
+    m = np.zeros((64, 64), np.uint8)
+    draw_suit(m, suit, {**SUIT_STYLES, **EXTRA_SUIT_STYLES}[style], 32.0, 32.0, 56.0, 255)
+    return m > 127
+
+
+@pytest.mark.parametrize("style", EXTRA_SUIT_STYLES)
+def test_extra_suit_styles_draw_a_shorter_foot_and_bunched_leaves(style: str) -> None:
+    def foot(m: np.ndarray) -> int:  # rows at the bottom narrower than a third of the symbol
+        widths = m.sum(axis=1)
+        rows = np.nonzero(widths)[0]
+        return int(sum(widths[r] < widths.max() / 3 for r in rows[len(rows) // 2 :]))
+
+    assert foot(_mask("S", style)) < foot(_mask("S", "classic"))
+    spread = dataclasses.replace(EXTRA_SUIT_STYLES[style], club_spread=1.0)
+    m = np.zeros((64, 64), np.uint8)
+    draw_suit(m, "C", spread, 32.0, 32.0, 56.0, 255)
+    assert _mask("C", style).any(axis=0).sum() < (m > 127).any(axis=0).sum()
+    # still a spade and a club: a point on top against a round leaf
+    spade, club = _mask("S", style), _mask("C", style)
+    top = lambda m: m[np.nonzero(m.any(axis=1))[0][0] + 3].sum()  # noqa: E731
+    assert top(spade) < top(club)
 
 
 def test_held_out_and_wide_exclude_each_other() -> None:
