@@ -713,7 +713,8 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
     undo them, so in eval mode the network computes what the ONNX file computes, and in
     training mode its batches start out normalised as before. The classes and crop size
     come from the manifest beside ``path`` that names it as its classifier (or its second
-    opinion, a wider network of the same classes, or a specialist, with one head).
+    opinion, a wider network of the same classes, a specialist, with one head, or the card
+    body classifier).
     """
     import onnx
     import torch
@@ -723,12 +724,13 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
 
     docs = [path.parent / name for name in (MANIFEST_NAME, CARD_MANIFEST_NAME)]
     manifests = [json.loads(doc.read_text(encoding="utf-8")) for doc in docs if doc.is_file()]
-    entries = [m[key] for m in manifests for key in ("classifier", "second_opinion") if isinstance(m.get(key), dict)]
+    entries = [m[key] for m in manifests for key in ("classifier", "second_opinion", "body")
+               if isinstance(m.get(key), dict)]
     entries += [e for m in manifests for e in m.get("specialists") or [] if isinstance(e, dict)]
     spec = next((e for e in entries if e["file"] == path.name), None)
     if spec is None:
         raise ValueError(f"no {MANIFEST_NAME} or {CARD_MANIFEST_NAME} beside {path} names it as its classifier, "
-                         "its second opinion or one of its specialists")
+                         "its second opinion, one of its specialists or its card body classifier")
     graph = onnx.load(str(path)).graph
     weights = {t.name: numpy_helper.to_array(t).copy() for t in graph.initializer}
     folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]

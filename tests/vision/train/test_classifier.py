@@ -97,6 +97,22 @@ def test_a_second_opinion_file_is_rebuilt_from_its_own_manifest_entry(tmp_path):
     assert (ckpt["faces"], ckpt["colours"], ckpt["config"]["size"]) == (FACES, COLOURS, SIZE)
 
 
+def test_a_card_body_file_is_rebuilt_from_the_card_manifest(tmp_path):
+    """A card body run may continue from the committed body classifier, named under ``body``."""
+    path = exported(tmp_path, manifest=None)
+    body = path.with_name("card-body.onnx")
+    path.rename(body)
+    doc = {"classifier": {"file": "card-classifier.onnx", "faces": ["A"], "colours": ["S"], "size": 40},
+           "body": {"file": body.name, "faces": FACES, "colours": COLOURS, "size": SIZE}}
+    (body.parent / "card-reader.json").write_text(json.dumps(doc), encoding="utf-8")
+    rng = np.random.default_rng(5)
+    ckpt = checkpoint_from_onnx(body, rng.random((16, 3, SIZE, SIZE), np.float32))
+    assert (ckpt["faces"], ckpt["colours"], ckpt["config"]["size"]) == (FACES, COLOURS, SIZE)
+    model = build_model(len(FACES), len(COLOURS))
+    model.load_state_dict(ckpt["model"])
+    assert_computes_what_the_file_does(model.eval(), body, rng)
+
+
 def test_only_the_real_tray_crops_turn_any_way(tmp_path):
     """Real tray photos look straight down, so with ``real_any_angle`` their crops may turn
     round or be mirrored; rendered crops keep their bounded turn (side faces below)."""
