@@ -62,7 +62,7 @@ from vision.read.stages import (
     ask_specialist,
     second_look,
 )
-from vision.read.vocabulary import Vocabulary, merge_shades
+from vision.read.vocabulary import Vocabulary, decode_colours
 
 __all__ = ["MIN_BOX_SIDE", "DiceReader", "InvalidImage", "Step", "as_bgr", "load_pair", "load_reader"]
 
@@ -475,8 +475,7 @@ class DiceReader:
         colour_doubt = np.zeros(len(boxes), bool)
         if has_colour:
             if vocab is None:
-                plain, plain_p = merge_shades(colour_p, colours)
-                colour_names = [plain[int(c)] for c in plain_p.argmax(axis=1)]
+                colour_names = decode_colours(colour_p, colours)[0]
             else:
                 colour_names, colour_scores = vocab.decode_colours(colour_p, colours)
                 if vocab.colours is not None:

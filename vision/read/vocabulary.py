@@ -37,7 +37,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-__all__ = ["SHADES", "Vocabulary", "VocabularyError", "game_vocabulary", "merge_shades", "plain_colour"]
+__all__ = ["SHADES", "Vocabulary", "VocabularyError", "decode_colours", "game_vocabulary", "merge_shades", "plain_colour"]
 
 SHADES: Mapping[str, str] = MappingProxyType({"ivory": "white", "navy": "blue"})
 """Model colours reported as the plain colour they are a shade of."""
@@ -60,12 +60,28 @@ def merge_shades(colour_p: np.ndarray, names: Sequence[str]) -> tuple[tuple[str,
     >>> out, [round(float(x), 2) for x in p[0]]
     (('white', 'black'), [0.8, 0.2])
     """
-    plain = [plain_colour(n) or n for n in names]
+    plain = [SHADES.get(n, n) for n in names]
     out = tuple(dict.fromkeys(plain))
     merge = np.zeros((len(names), len(out)), np.float32)
     merge[np.arange(len(names)), [out.index(n) for n in plain]] = 1.0
     probs = np.asarray(colour_p, np.float32).reshape(len(colour_p), len(names))
     return out, probs @ merge
+
+
+def decode_colours(
+    colour_p: np.ndarray, names: Sequence[str], allowed: frozenset[str] | None = None
+) -> tuple[list[str], np.ndarray]:
+    """For each row of model colour probabilities: the most likely plain colour (of
+    ``allowed`` ones, None: any) and its probability, not renormalised.
+
+    >>> decode_colours(np.array([[0.5, 0.3, 0.2]]), ("ivory", "white", "black"))[0]
+    ['white']
+    """
+    plain, probs = merge_shades(colour_p, names)
+    if allowed is not None:
+        probs = np.where(np.array([n in allowed for n in plain])[None, :], probs, -1.0)
+    best = probs.argmax(axis=1) if len(probs) else np.zeros((0,), np.int64)
+    return [plain[int(i)] for i in best], probs[np.arange(len(probs)), best]
 
 
 class VocabularyError(ValueError):
@@ -168,13 +184,9 @@ class Vocabulary:
         >>> colours, [round(float(x), 2) for x in p]
         (['white'], [0.9])
         """
-        names, probs = merge_shades(colour_p, names)
         if self.colours is not None:
             self.check(None, names)
-            keep = np.array([n in self.colours for n in names])
-            probs = np.where(keep[None, :], probs, -1.0)
-        best = probs.argmax(axis=1) if len(probs) else np.zeros((0,), np.int64)
-        return [names[int(i)] for i in best], probs[np.arange(len(probs)), best]
+        return decode_colours(colour_p, names, self.colours)
 
 
 
