@@ -741,20 +741,30 @@ def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict
 
 
 def updated_record(
-    previous: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]], now: str, common: Mapping[str, Any]
+    previous: Mapping[str, Any], sections: Mapping[str, Mapping[str, Any]], now: str, common: Mapping[str, Any],
+    committed: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The training record after this run: every earlier entry stays (stages
     trained in other sessions, choices such as the threshold); the stages trained now
-    are replaced, each with ``common`` (time, seed, data, hardware) added.
+    are replaced, each with ``common`` (time, seed, data, hardware) added. A stage that
+    started from the very file its earlier entry describes (its ``init_sha256`` is that
+    file's sha256 in ``committed``, stage -> sha256 of the model the manifest names)
+    keeps that entry as ``continued_from``, so a model's whole chain stays on record.
 
     >>> old = {"created": "t0", "detector": {"trained": "t0"}, "threshold": {"value": 0.8}}
     >>> new = updated_record(old, {"specialist": {"epochs": 24}}, "t1", {"seed": 0})
     >>> new["created"], new["detector"], new["threshold"], new["specialist"]
     ('t1', {'trained': 't0'}, {'value': 0.8}, {'epochs': 24, 'seed': 0})
+    >>> old = {"classifier": {"epochs": 12}}
+    >>> updated_record(old, {"classifier": {"init_sha256": "ab"}}, "t1", {}, {"classifier": "ab"})["classifier"]
+    {'init_sha256': 'ab', 'continued_from': {'epochs': 12}}
     """
     out: dict[str, Any] = {**previous, "created": now}
     for stage, section in sections.items():
-        out[stage] = {**section, **common}
+        earlier = previous.get(stage)
+        chained = (earlier is not None and section.get("init_sha256") is not None
+                   and section["init_sha256"] == (committed or {}).get(stage))
+        out[stage] = {**section, **({"continued_from": earlier} if chained else {}), **common}
     return out
 
 
@@ -858,7 +868,10 @@ def run(args: argparse.Namespace) -> int:
     data = recipe(args, items)
     common = {"trained": now, "seed": args.seed, "data": data, "hardware": hardware(torch_device),
               "session_wall_s": round(time.time() - started, 1)}
-    save_training_record(path, updated_record(record, sections, now, common))
+    committed = {stage: spec.sha256 for stage, spec in (("classifier", manifest.classifier),
+                                                          ("second-opinion", manifest.second_opinion),
+                                                          ("body", manifest.body)) if spec is not None}
+    save_training_record(path, updated_record(record, sections, now, common, committed))
     manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, specialists, second, below, body, created=now)
     manifest.save(path)
     log(f"wrote {path} and its training record ({time.time() - started:.0f} s)")
