@@ -143,6 +143,9 @@ def _temperature(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--synth", type=Path, action="append", default=[], metavar="DIR",
                         help="synthetic training set from `tableref synth` (repeatable)")
+    parser.add_argument("--synth-repeat", type=int, action="append", default=[], metavar="K",
+                        help="use each training image of the --synth set named at the same place K times (one "
+                             "per --synth, in order; sets left out count once); validation shares stay single")
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL, metavar="DIR",
                         help="real-photo YOLO set; its images/train split is used (default: %(default)s)")
     parser.add_argument("--no-real", action="store_true", help="train on synthetic data only")
@@ -352,13 +355,28 @@ def gather(args: argparse.Namespace) -> list[tuple[str, LabelledImage, bool]]:
         sets.append((f"synth{i}", load_dataset(d)))
     if not sets:
         raise SystemExit("no training data: give --synth DIR and/or a --real set")
+    repeats = synth_repeats(args)
+    repeats["real"] = max(1, getattr(args, "real_repeat", 1))
     out = []
-    repeat = max(1, getattr(args, "real_repeat", 1))
     for source, items in sets:
         for item in items:
             val = is_val(f"{source}/{item.path.name}", args.val_fraction, args.seed)
-            out.extend([(source, item, val)] * (repeat if source == "real" and not val else 1))
+            out.extend([(source, item, val)] * (1 if val else repeats.get(source, 1)))
     return out
+
+
+def synth_repeats(args: argparse.Namespace) -> dict[str, int]:
+    """``{"synth<i>": K}`` from ``--synth-repeat``, the i-th K for the i-th ``--synth`` set.
+
+    >>> synth_repeats(argparse.Namespace(synth=[Path("a"), Path("b")], synth_repeat=[1, 3]))
+    {'synth0': 1, 'synth1': 3}
+    """
+    ks = list(getattr(args, "synth_repeat", []) or [])
+    if len(ks) > len(args.synth):
+        raise SystemExit(f"--synth-repeat given {len(ks)} times for {len(args.synth)} --synth sets")
+    if any(k < 1 for k in ks):
+        raise SystemExit("--synth-repeat: each K is a whole number of times, 1 or more")
+    return {f"synth{i}": k for i, k in enumerate(ks)}
 
 
 def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]]) -> dict[str, Any]:
@@ -376,6 +394,7 @@ def recipe(args: argparse.Namespace, items: list[tuple[str, LabelledImage, bool]
     reader_boxes = [f"synth{i}" for i, d in enumerate(args.synth) if boxes_of(d) == "reader"]
     return {"sources": dirs, "renderers": renderers, **({"reader_boxes": reader_boxes} if reader_boxes else {}), "counts": per,
             "real_repeat": max(1, getattr(args, "real_repeat", 1)),
+            **({"synth_repeat": synth_repeats(args)} if getattr(args, "synth_repeat", None) else {}),
             "real_cameras": getattr(args, "real_cameras", 0) if real else 0,
             **({"real_negatives": True} if real and getattr(args, "cards", False) else {}),
             "val_fraction": args.val_fraction, "split": "sha256(seed:source/name)"}

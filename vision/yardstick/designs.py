@@ -224,13 +224,70 @@ DECK_DESIGNS: tuple[DeckDesign, ...] = (
 ALL_DESIGNS: tuple[DiceDesign | DeckDesign, ...] = DICE_DESIGNS + DECK_DESIGNS
 
 
+def _train_dice_designs() -> tuple[DiceDesign, ...]:
+    """Designs for training a reader on this renderer's pictures: their own wheels
+    (faces.TRAIN_WHEEL_STYLES), fonts (fonts.FONTS' training group) and round pips only, so that
+    nothing a ``val`` or ``test`` design draws is learnt from them but the renderer's look."""
+    ld, nd, pn = "liars-dice", "nine-dice", "pin456"
+    cream = BodyColour("white", (0.96, 0.95, 0.88), (0.05, 0.05, 0.06))
+    return (
+        DiceDesign("ld-train-knobbed-engraved", ld, "train",
+                   (DieKind("ld", LIARS_WHEEL_FACES, (_accent(_WHITE, _WHEEL_RED), _BLACK, _RED)),),
+                   Shape.BEVELLED, 0.08, (15.0, 17.0), Marking.ENGRAVED, Finish.GLOSSY, "round", 1.0, wheel="knobbed"),
+        DiceDesign("ld-train-cross-printed", ld, "train",
+                   (DieKind("ld", LIARS_WHEEL_FACES, (_BLUE, _GREEN, _accent(_IVORY, _WHEEL_RED))),),
+                   Shape.ROUNDED, 0.15, (15.0, 16.5), Marking.PRINTED, Finish.MATTE, "round", 0.9, wheel="cross"),
+        DiceDesign("ld-train-knobbed-translucent", ld, "train",
+                   (DieKind("ld", LIARS_WHEEL_FACES,
+                            (BodyColour("red", (0.72, 0.10, 0.10), (0.97, 0.97, 0.97)),
+                             BodyColour("blue", (0.14, 0.28, 0.72), (0.97, 0.97, 0.97)))),),
+                   Shape.BEVELLED, 0.05, (15.0, 16.0), Marking.PAINTED, Finish.TRANSLUCENT, "round", 1.05,
+                   wheel="knobbed"),
+        DiceDesign("ld-train-pips-painted", ld, "train",
+                   (DieKind("ld", STANDARD_FACES, (_WHITE, _BLACK, _GREEN)),),
+                   Shape.ROUNDED, 0.12, (15.0, 17.0), Marking.PAINTED, Finish.GLOSSY, "round", 1.1),
+        DiceDesign("nd-train-umegothic-engraved", nd, "train", nine_dice_kinds(_nd_palette(_WHITE, (0.05, 0.05, 0.06))),
+                   Shape.BEVELLED, 0.07, (15.5, 16.5), Marking.ENGRAVED, Finish.GLOSSY, font="ume-gothic"),
+        DiceDesign("nd-train-droid-printed", nd, "train", nine_dice_kinds(_nd_palette(cream, (0.05, 0.05, 0.06))),
+                   Shape.ROUNDED, 0.15, (15.0, 16.0), Marking.PRINTED, Finish.MATTE, font="droid-fallback"),
+        DiceDesign("nd-train-hanazono-painted", nd, "train", nine_dice_kinds(_nd_palette(_IVORY, (0.45, 0.05, 0.06))),
+                   Shape.BEVELLED, 0.05, (16.0, 17.0), Marking.PAINTED, Finish.GLOSSY, font="hanazono-mincho"),
+        DiceDesign("nd-train-seto-engraved", nd, "train", nine_dice_kinds(_nd_palette(_WHITE, (0.07, 0.07, 0.09))),
+                   Shape.ROUNDED, 0.18, (15.0, 16.0), Marking.ENGRAVED, Finish.MATTE, font="seto"),
+        DiceDesign("pn-train-round-redpin", pn, "train",
+                   pin456_kinds((_accent(_WHITE, _WHEEL_RED),), (_BLACK,)),
+                   Shape.BEVELLED, 0.07, (15.0, 16.5), Marking.ENGRAVED, Finish.GLOSSY, "round", 0.95,
+                   big_red_one=True),
+        DiceDesign("pn-train-green-printed", pn, "train",
+                   pin456_kinds((_GREEN,), (_WHITE,)),
+                   Shape.ROUNDED, 0.16, (15.0, 16.0), Marking.PRINTED, Finish.MATTE, "round", 1.1),
+        DiceDesign("pn-train-red-painted", pn, "train",
+                   pin456_kinds((_RED,), (_IVORY, _BLUE)),
+                   Shape.BEVELLED, 0.09, (16.0, 17.0), Marking.PAINTED, Finish.GLOSSY, "round", 1.0),
+    )
+
+
+TRAIN_DICE_DESIGNS: tuple[DiceDesign, ...] = _train_dice_designs()
+
+TRAIN_DECK_DESIGNS: tuple[DeckDesign, ...] = (
+    DeckDesign("deck-train-lattice-kiloji", "doubt", "train", "kiloji", (0.10, 0.38, 0.22), "lattice", "frame",
+               (0.98, 0.97, 0.94), (0.80, 0.08, 0.10), (0.05, 0.05, 0.08)),
+    DeckDesign("deck-train-dots-yoz", "doubt", "train", "yoz-cf", (0.10, 0.10, 0.12), "dots", "pip",
+               (0.96, 0.96, 0.95), (0.75, 0.10, 0.15), (0.10, 0.10, 0.12)),
+)
+
+# Training designs are kept apart from ALL_DESIGNS (the measured ones: val, test and their teach
+# splits); ``tableref yardstick render --split train`` renders them.
+TRAIN_DESIGNS: tuple[DiceDesign | DeckDesign, ...] = TRAIN_DICE_DESIGNS + TRAIN_DECK_DESIGNS
+
+
 def design(design_id: str) -> DiceDesign | DeckDesign:
-    for d in ALL_DESIGNS:
+    for d in ALL_DESIGNS + TRAIN_DESIGNS:
         if d.id == design_id:
             return d
     raise KeyError(design_id)
 
 
 def designs_for(game: str, split: str) -> tuple[DiceDesign | DeckDesign, ...]:
-    """The designs of one game in one split (``val`` or ``test``), in a fixed order."""
-    return tuple(d for d in ALL_DESIGNS if d.game == game and d.split == split)
+    """The designs of one game in one split (``val``, ``test`` or ``train``), in a fixed order."""
+    return tuple(d for d in ALL_DESIGNS + TRAIN_DESIGNS if d.game == game and d.split == split)

@@ -19,7 +19,8 @@ from .fonts import CARD_GLYPHS, KATAKANA, font_path
 
 CELL = 256  # pixels per die face in the atlas
 ATLAS_COLS, ATLAS_ROWS = 3, 2
-WHEEL_STYLES = ("rope", "solid", "tapered", "outline")
+WHEEL_STYLES = ("rope", "solid", "tapered", "outline")  # the val and test designs' wheels
+TRAIN_WHEEL_STYLES = ("knobbed", "cross")  # only the training designs draw these
 
 # Pip centres on a unit face, standard layout.
 _PIPS: dict[int, tuple[tuple[float, float], ...]] = {
@@ -62,7 +63,7 @@ def _pips_mask(n: int, design: DiceDesign, s: int, big: bool) -> Image.Image:
 
 
 def _wheel_mask(style: str, s: int) -> Image.Image:
-    """A ship's wheel in one of four drawings of this renderer's own."""
+    """A ship's wheel in one of this renderer's own drawings (``WHEEL_STYLES``, ``TRAIN_WHEEL_STYLES``)."""
     m = Image.new("L", (s, s), 0)
     d = ImageDraw.Draw(m)
     c = s / 2.0
@@ -114,6 +115,21 @@ def _wheel_mask(style: str, s: int) -> Image.Image:
                 d.line((c + 0.09 * s * math.cos(a) + ox, c + 0.09 * s * math.sin(a) + oy,
                         c + 0.44 * s * math.cos(a) + ox, c + 0.44 * s * math.sin(a) + oy), fill=255, width=lw)
         circle(0.09 * s, outline=255, width=lw)
+    elif style == "knobbed":  # the classic helm: a thin rim, eight spokes running out to round handles
+        rim = 0.27 * s
+        circle(rim, outline=255, width=max(2, int(0.04 * s)))
+        for k in range(8):
+            a = 2 * math.pi * k / 8
+            d.line((c, c, c + 0.38 * s * math.cos(a), c + 0.38 * s * math.sin(a)), fill=255, width=int(0.035 * s))
+            kx, ky = c + 0.41 * s * math.cos(a), c + 0.41 * s * math.sin(a)
+            d.ellipse((kx - 0.04 * s, ky - 0.04 * s, kx + 0.04 * s, ky + 0.04 * s), fill=255)
+        circle(0.07 * s, fill=255)
+    elif style == "cross":  # four broad spokes in a plus, a broad rim, a square hub
+        circle(0.35 * s, outline=255, width=int(0.07 * s))
+        for k in range(4):
+            a = math.pi / 2 * k
+            d.line((c, c, c + 0.43 * s * math.cos(a), c + 0.43 * s * math.sin(a)), fill=255, width=int(0.075 * s))
+        d.rectangle((c - 0.09 * s, c - 0.09 * s, c + 0.09 * s, c + 0.09 * s), fill=255)
     else:
         raise ValueError(f"unknown wheel style {style!r}")
     return m

@@ -1,7 +1,9 @@
 """Fonts the yardstick draws with: Debian's Japanese fonts, none of which vision/synth ships.
 
 vision/synth draws katakana in Noto Sans/Serif CJK and IPAex; these are other designs
-(Sawarabi, Motoya L Maruberi, Migu's M+ kana, Konatu, Ume). Fonts are found on the system, not
+(Sawarabi, Motoya L Maruberi, Migu's M+ kana, Konatu, Ume). The yardstick's own training
+designs draw with a third group (Ume Gothic, Droid Sans Fallback, Hanazono Mincho, Seto, Kiloji,
+YOz), none of which a ``val`` or ``test`` design uses. Fonts are found on the system, not
 shipped: rendering the yardstick is a developer task (``pip install .[render]`` plus the Debian
 packages named below), and a missing font is a clear error, never a silent fallback to a font that
 draws .notdef boxes.
@@ -35,6 +37,13 @@ FONTS: dict[str, FontSpec] = {
         FontSpec("migu", "/usr/share/fonts/truetype/migmix/migu-1c-bold.ttf", "fonts-migmix"),
         FontSpec("konatu", "/usr/share/fonts/truetype/konatu/Konatu.ttf", "fonts-konatu"),
         FontSpec("ume-mincho", "/usr/share/fonts/truetype/horai-umefont/ume-tmo3.ttf", "fonts-horai-umefont"),
+        # Only the training designs (designs.TRAIN_DESIGNS) draw with these.
+        FontSpec("ume-gothic", "/usr/share/fonts/truetype/horai-umefont/ume-tgo4.ttf", "fonts-horai-umefont"),
+        FontSpec("droid-fallback", "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", "fonts-droid-fallback"),
+        FontSpec("hanazono-mincho", "/usr/share/fonts/truetype/hanazono/HanaMinA.ttf", "fonts-hanazono"),
+        FontSpec("seto", "/usr/share/fonts/truetype/seto/setofont.ttf", "fonts-seto"),
+        FontSpec("kiloji", "/usr/share/fonts/truetype/kiloji/kiloji.ttf", "fonts-kiloji"),
+        FontSpec("yoz-cf", "/usr/share/fonts/truetype/yozvox-yozfont/YOzBCF.ttf", "fonts-yozvox-yozfont-cute"),
     )
 }
 

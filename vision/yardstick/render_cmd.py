@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from .designs import ALL_DESIGNS, DeckDesign
+from .designs import ALL_DESIGNS, TRAIN_DESIGNS, DeckDesign
 from .fonts import CARD_GLYPHS, KATAKANA, FontMissing, font_path
 from .splits import SceneSpec, all_splits, split_scenes, teach_splits
 
@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     render = sub.add_parser("render", help="render the yardstick scenes (Blender/Cycles on the CPU)")
     render.add_argument("--out", type=Path, default=Path("runs/yardstick"), help="output folder")
     render.add_argument("--split", default="val",
-                        help="val, test, teach (every teach-<design> split), all, or one teach-<design>")
+                        help="val, test, teach (every teach-<design> split), all (those three), train (the "
+                             "training designs' scenes), or one teach-<design>")
     render.add_argument("--limit", type=int, default=None, help="render at most N new scenes per split")
     render.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help="Cycles samples per pixel")
     render.add_argument("--threads", type=int, default=2, help="CPU threads for Cycles")
@@ -42,14 +43,14 @@ def _splits(name: str) -> list[str]:
         return all_splits()
     if name == "teach":
         return teach_splits()
-    if name in all_splits():
+    if name in all_splits() or name == "train":
         return [name]
-    raise ValueError(f"unknown split {name!r} (val, test, teach, all or one of teach-<design>)")
+    raise ValueError(f"unknown split {name!r} (val, test, teach, all, train or one of teach-<design>)")
 
 
 def _check_fonts(split_names: list[str]) -> None:
     wanted = {s.design for n in split_names for s in split_scenes(n)}
-    for d in ALL_DESIGNS:
+    for d in ALL_DESIGNS + TRAIN_DESIGNS:
         if d.id not in wanted:
             continue
         if isinstance(d, DeckDesign):

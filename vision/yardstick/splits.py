@@ -2,6 +2,8 @@
 
 ``val`` and ``test`` hold 30 scenes per game (liars-dice, nine-dice, pin456, doubt), each scene
 drawn from that split's own designs in turn; ``teach-<design>`` holds 10 scenes of one design.
+``train`` holds scenes of the training designs only, for training a reader on this renderer's
+pictures without learning any design it is measured on.
 Everything a scene looks like follows from its seed, so the list (committed) fixes the images
 (rendered on demand).
 """
@@ -17,7 +19,8 @@ TEACH_SCENES = 10
 WIDE_EVERY = 12  # every 12th scene is a 1280x720 frame, the rest 640x480
 
 GAME_PREFIX: dict[str, str] = {"liars-dice": "ld", "nine-dice": "nd", "pin456": "pn", "doubt": "dc"}
-_SPLIT_BASE: dict[str, int] = {"val": 80_000_000, "test": 81_000_000, "teach": 82_000_000}
+_SPLIT_BASE: dict[str, int] = {"val": 80_000_000, "test": 81_000_000, "teach": 82_000_000, "train": 83_000_000}
+TRAIN_SCENES_PER_GAME = 150
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ def _size(index: int) -> tuple[int, int]:
 
 
 def split_scenes(split: str) -> list[SceneSpec]:
-    """The scenes of ``val``, ``test`` or one ``teach-<design>`` split, in render order."""
+    """The scenes of ``val``, ``test``, ``train`` or one ``teach-<design>`` split, in render order."""
     if split in SPLITS:
         out: list[SceneSpec] = []
         for g, game in enumerate(GAMES):
@@ -47,6 +50,8 @@ def split_scenes(split: str) -> list[SceneSpec]:
                 seed = _SPLIT_BASE[split] + g * 10_000 + i
                 out.append(SceneSpec(sid, split, game, designs[i % len(designs)].id, seed, w, h))
         return out
+    if split == "train":
+        return train_scenes()
     if split.startswith("teach-"):
         design_id = split[len("teach-"):]
         index = [d.id for d in ALL_DESIGNS].index(design_id)
@@ -57,6 +62,26 @@ def split_scenes(split: str) -> list[SceneSpec]:
             for i in range(TEACH_SCENES)
         ]
     raise KeyError(f"unknown split {split!r}")
+
+
+def train_scenes(per_game: int = TRAIN_SCENES_PER_GAME) -> list[SceneSpec]:
+    """The ``train`` split: scenes of the training designs (designs.TRAIN_DESIGNS), the games
+    taken in turn so that any first part of the list (a render cut short) holds each game;
+    a Doubt scene every fourth turn, as its many cards make it the slowest to render."""
+    out: list[SceneSpec] = []
+    count = dict.fromkeys(GAMES, 0)
+    for turn in range(per_game * len(GAMES)):
+        game = GAMES[turn % len(GAMES)]
+        if game == "doubt" and (turn // len(GAMES)) % 4:
+            continue
+        i = count[game]
+        count[game] += 1
+        designs = designs_for(game, "train")
+        w, h = _size(i)
+        g = GAMES.index(game)
+        out.append(SceneSpec(f"{GAME_PREFIX[game]}-train-{i:04d}", "train", game, designs[i % len(designs)].id,
+                             _SPLIT_BASE["train"] + g * 10_000 + i, w, h))
+    return out
 
 
 def teach_splits() -> list[str]:

@@ -201,6 +201,42 @@ def test_real_repeat_repeats_only_real_training_photos(tmp_path):
     assert init == Path("runs/detector/train/weights/best.pt")
 
 
+def test_synth_repeat_repeats_only_its_own_sets_training_images(tmp_path):
+    import argparse
+
+    from vision.train.command import add_arguments, gather, recipe
+
+    sets = []
+    for name in ("a", "b"):
+        d = tmp_path / name
+        (d / "images").mkdir(parents=True)
+        lines = []
+        for i in range(30):
+            cv2.imwrite(str(d / "images" / f"{name}{i}.png"), np.zeros((20, 20, 3), np.uint8))
+            lines.append(json.dumps({"image": f"images/{name}{i}.png", "objects": [
+                {"kind": "die", "face": "3", "box": [2, 2, 12, 12]}]}))
+        (d / "labels.jsonl").write_text("\n".join(lines) + "\n")
+        sets.append(str(d))
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    base = ["--no-real", "--synth", sets[0], "--synth", sets[1], "--val-fraction", "0.2"]
+    once = gather(parser.parse_args(base))
+    args = parser.parse_args([*base, "--synth-repeat", "1", "--synth-repeat", "4"])
+    more = gather(args)
+
+    def count(items, source, val):
+        return sum(1 for s, _, v in items if s == source and v == val)
+
+    assert count(more, "synth0", False) == count(once, "synth0", False)
+    assert count(more, "synth1", False) == 4 * count(once, "synth1", False) > 0
+    assert count(more, "synth1", True) == count(once, "synth1", True)  # validation images stay single
+    assert recipe(args, more)["synth_repeat"] == {"synth0": 1, "synth1": 4}
+    with pytest.raises(SystemExit):
+        gather(parser.parse_args([*base, "--synth-repeat", "1", "--synth-repeat", "1", "--synth-repeat", "2"]))
+    with pytest.raises(SystemExit):
+        gather(parser.parse_args([*base, "--synth-repeat", "0"]))
+
+
 def make_images(tmp_path: Path) -> list[tuple[str, LabelledImage, bool]]:
     items = []
     for i, (face, colour) in enumerate([("1", None), ("プ", "blue"), ("wheel", "red")]):

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.yardstick import faces
-from vision.yardstick.designs import DECK_DESIGNS, DICE_DESIGNS
+from vision.yardstick.designs import DECK_DESIGNS, DICE_DESIGNS, TRAIN_DICE_DESIGNS
 from vision.yardstick.fonts import FONTS, KATAKANA, FontMissing, font_path
 
 pytest.importorskip("fontTools")
@@ -20,7 +20,7 @@ def _font_or_skip(key: str) -> str:
         pytest.skip(str(exc))
 
 
-@pytest.mark.parametrize("key", sorted({d.font for d in DICE_DESIGNS if d.font}))
+@pytest.mark.parametrize("key", sorted({d.font for d in DICE_DESIGNS + TRAIN_DICE_DESIGNS if d.font}))
 def test_katakana_fonts_draw_each_glyph_differently_from_notdef(key: str) -> None:
     path = _font_or_skip(key)
     font = ImageFont.truetype(path, 64)
@@ -65,3 +65,14 @@ def test_card_faces_are_opaque_inside_and_cut_at_the_corners() -> None:
         pytest.skip(str(exc))
     a = np.asarray(img)[..., 3]
     assert a[0, 0] == 0 and a[a.shape[0] // 2, a.shape[1] // 2] == 255
+
+
+@pytest.mark.parametrize("style", faces.TRAIN_WHEEL_STYLES)
+def test_training_wheels_are_drawn_and_differ_from_every_measured_wheel(style: str) -> None:
+    s = 128
+    mine = np.asarray(faces._wheel_mask(style, s)) > 127
+    assert 0.05 < mine.mean() < 0.5
+    assert not mine[:4].any() and not mine[-4:].any()
+    for other in faces.WHEEL_STYLES:
+        theirs = np.asarray(faces._wheel_mask(other, s)) > 127
+        assert (mine != theirs).mean() > 0.05, other

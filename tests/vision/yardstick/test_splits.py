@@ -58,3 +58,39 @@ def test_dice_faces_use_the_read_vocabulary_and_the_referee_sets() -> None:
     wheel_styles = {d.wheel for d in designs.DICE_DESIGNS if d.wheel}
     fonts = {d.font for d in designs.DICE_DESIGNS if d.font}
     assert len(wheel_styles) >= 2 and len(fonts) >= 3
+
+
+def test_train_split_shares_no_design_wheel_or_font_with_the_measured_splits() -> None:
+    from vision.yardstick import faces
+
+    train = splits.split_scenes("train")
+    assert train == splits.split_scenes("train")
+    assert {s.split for s in train} == {"train"}
+    assert {s.design for s in train} == {d.id for d in designs.TRAIN_DESIGNS}
+    measured = {d.id for d in designs.ALL_DESIGNS}
+    assert not {s.design for s in train} & measured
+    assert "train" not in splits.all_splits()  # `--split all` renders only what is measured
+    every = [s for name in splits.all_splits() for s in splits.split_scenes(name)] + train
+    assert len({s.seed for s in every}) == len(every)
+    assert len({s.scene_id for s in every}) == len(every)
+    measured_dice = [d for d in designs.DICE_DESIGNS]
+    train_dice = list(designs.TRAIN_DICE_DESIGNS)
+    assert {d.wheel for d in train_dice if d.wheel} <= set(faces.TRAIN_WHEEL_STYLES)
+    assert not set(faces.TRAIN_WHEEL_STYLES) & {d.wheel for d in measured_dice}
+    assert not {d.font for d in train_dice if d.font} & {d.font for d in measured_dice}
+    measured_deck_fonts = {d.index_font for d in designs.DECK_DESIGNS}
+    assert not {d.index_font for d in designs.TRAIN_DECK_DESIGNS} & (measured_deck_fonts | {d.font for d in measured_dice})
+    assert {d.pip_shape for d in train_dice} == {"round"}
+    for game in designs.GAMES:
+        assert designs.designs_for(game, "train")
+
+
+def test_train_split_takes_the_games_in_turn() -> None:
+    train = splits.split_scenes("train")
+    first = [s.game for s in train[:7]]
+    assert first[:4] == list(designs.GAMES)  # a render cut short early still holds every game
+    counts = Counter(s.game for s in train)
+    assert counts["liars-dice"] == counts["nine-dice"] == counts["pin456"] == splits.TRAIN_SCENES_PER_GAME
+    assert 0 < counts["doubt"] < counts["pin456"]
+    half = Counter(s.game for s in train[: len(train) // 2])
+    assert abs(half["nine-dice"] - counts["nine-dice"] / 2) <= 1
