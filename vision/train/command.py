@@ -449,6 +449,7 @@ def run_detector(
     meta = {
         "architecture": f"YOLOv8 layout, depth {cfg.depth}, width {cfg.width}, 1 class "
                         f"({'card corner index' if target.kind == 'card' else 'die'})",
+        **({"init_sha256": sha256_of(args.init)} if args.init and Path(args.init).is_file() else {}),
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
         "data_view_counts": counts,
         **result,
@@ -869,6 +870,10 @@ def run(args: argparse.Namespace) -> int:
     log(f"training the {'card' if target.kind == 'card' else 'dice'} reader on {torch_device}; {len(items)} images "
         f"({sum(v for *_, v in items)} held out for validation)")
     sections: dict[str, Any] = {}
+    # The detector's weights as Ultralytics reads them (its .pt, beside the ONNX): a fine-tune
+    # from that very file continues the committed detector's record (updated_record).
+    committed_pt = args.out / target.detector_pt
+    committed_pt_sha = sha256_of(committed_pt) if committed_pt.is_file() else None
     if args.stage in ("all", "detector"):
         det_spec, sections["detector"] = run_detector(args, items, torch_device, yolo_device, det_spec)
     if args.stage in ("all", "classifier"):
@@ -890,6 +895,8 @@ def run(args: argparse.Namespace) -> int:
     committed = {stage: spec.sha256 for stage, spec in (("classifier", manifest.classifier),
                                                           ("second-opinion", manifest.second_opinion),
                                                           ("body", manifest.body)) if spec is not None}
+    if committed_pt_sha is not None:
+        committed["detector"] = committed_pt_sha
     save_training_record(path, updated_record(record, sections, now, common, committed))
     manifest = ReaderManifest(det_spec, cls_spec, manifest.threshold, specialists, second, below, body, created=now)
     manifest.save(path)

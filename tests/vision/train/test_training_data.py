@@ -939,6 +939,53 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
     assert load_training_record(out / "dice-reader.json")["dice-specialist"]["init_sha256"] == before
 
 
+@pytest.mark.parametrize("from_committed", [True, False], ids=["from-the-committed-pt", "from-other-weights"])
+def test_a_detector_fine_tuned_from_the_committed_weights_keeps_their_record_as_continued_from(
+    tmp_path, monkeypatch, from_committed
+):
+    """A detector run whose ``--init`` is the very ``.pt`` beside the manifest continues that
+    detector: its record keeps the earlier entry as ``continued_from``; from other weights it
+    does not."""
+    import argparse
+    import shutil
+
+    from vision.train import command as train
+    from vision.train import detector as train_detector
+    from vision.read.manifest import load_training_record, sha256_of
+    from vision.read.reader import DEFAULT_MODEL_DIR
+
+    out = tmp_path / "models"
+    shutil.copytree(DEFAULT_MODEL_DIR, out, ignore=shutil.ignore_patterns("*.pt", "card-*", "MODEL_CARD.md"))
+    (out / "dice-detector.pt").write_bytes(b"the committed detector")
+    init = tmp_path / "init.pt"
+    init.write_bytes(b"the committed detector" if from_committed else b"other weights")
+    earlier = load_training_record(out / "dice-reader.json")
+    scenes = tmp_path / "set"
+    scenes.mkdir()
+    (scenes / "annotations.jsonl").write_text(json.dumps(
+        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "die", "face": "3", "box": [0, 0, 5, 5]}]}) + "\n")
+    best = tmp_path / "best.pt"
+    best.write_bytes(b"new weights")
+    monkeypatch.setattr(train, "resolve_device", lambda name: ("cpu", "cpu"))
+    monkeypatch.setattr(train, "hardware", lambda device: {"device": device})
+    monkeypatch.setattr(train_detector, "setup_ultralytics", lambda folder: None)
+    monkeypatch.setattr(train_detector, "write_dataset_view", lambda *a, **k: {"train": 1, "val": 1})
+    monkeypatch.setattr(train_detector, "train_detector", lambda *a: {"best": str(best)})
+    monkeypatch.setattr(train_detector, "export_detector", lambda pt, onnx, imgsz: onnx.write_bytes(b"a new detector"))
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    args = parser.parse_args(["--stage", "detector", "--no-real", "--synth", str(scenes), "--imgsz", "512",
+                              "--init", str(init), "--out", str(out), "--runs", str(tmp_path / "runs")])
+    assert train.run(args) == 0
+    record = load_training_record(out / "dice-reader.json")["detector"]
+    assert record["init_sha256"] == sha256_of(init)
+    assert (out / "dice-detector.pt").read_bytes() == b"new weights"
+    if from_committed:
+        assert record["continued_from"] == earlier["detector"]
+    else:
+        assert "continued_from" not in record
+
+
 @pytest.mark.parametrize("old_manifest", [False, True], ids=["record-beside", "record-in-old-manifest"])
 def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_replaces(
     tmp_path, monkeypatch, capsys, old_manifest
