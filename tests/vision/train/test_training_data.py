@@ -939,6 +939,31 @@ def test_a_fine_tune_records_the_file_it_started_from_even_when_it_replaces_it(t
     assert load_training_record(out / "dice-reader.json")["dice-specialist"]["init_sha256"] == before
 
 
+def _fake_detector_training(tmp_path: Path, monkeypatch, weights: bytes):
+    """A one-die training set and ``tableref train``'s parser, with Ultralytics' training and
+    export replaced by writing ``weights`` as the run's best.pt and a stand-in ONNX."""
+    import argparse
+
+    from vision.train import command as train
+    from vision.train import detector as train_detector
+
+    scenes = tmp_path / "set"
+    scenes.mkdir()
+    (scenes / "annotations.jsonl").write_text(json.dumps(
+        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "die", "face": "3", "box": [0, 0, 5, 5]}]}) + "\n")
+    best = tmp_path / "best.pt"
+    best.write_bytes(weights)
+    monkeypatch.setattr(train, "resolve_device", lambda name: ("cpu", "cpu"))
+    monkeypatch.setattr(train, "hardware", lambda device: {"device": device})
+    monkeypatch.setattr(train_detector, "setup_ultralytics", lambda folder: None)
+    monkeypatch.setattr(train_detector, "write_dataset_view", lambda *a, **k: {"train": 1, "val": 1})
+    monkeypatch.setattr(train_detector, "train_detector", lambda *a: {"best": str(best)})
+    monkeypatch.setattr(train_detector, "export_detector", lambda pt, onnx, imgsz: onnx.write_bytes(b"a new detector"))
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    return scenes, parser
+
+
 @pytest.mark.parametrize("from_committed", [True, False], ids=["from-the-committed-pt", "from-other-weights"])
 def test_a_detector_fine_tuned_from_the_committed_weights_keeps_their_record_as_continued_from(
     tmp_path, monkeypatch, from_committed
@@ -946,11 +971,9 @@ def test_a_detector_fine_tuned_from_the_committed_weights_keeps_their_record_as_
     """A detector run whose ``--init`` is the very ``.pt`` beside the manifest continues that
     detector: its record keeps the earlier entry as ``continued_from``; from other weights it
     does not."""
-    import argparse
     import shutil
 
     from vision.train import command as train
-    from vision.train import detector as train_detector
     from vision.read.manifest import load_training_record, sha256_of
     from vision.read.reader import DEFAULT_MODEL_DIR
 
@@ -960,20 +983,7 @@ def test_a_detector_fine_tuned_from_the_committed_weights_keeps_their_record_as_
     init = tmp_path / "init.pt"
     init.write_bytes(b"the committed detector" if from_committed else b"other weights")
     earlier = load_training_record(out / "dice-reader.json")
-    scenes = tmp_path / "set"
-    scenes.mkdir()
-    (scenes / "annotations.jsonl").write_text(json.dumps(
-        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "die", "face": "3", "box": [0, 0, 5, 5]}]}) + "\n")
-    best = tmp_path / "best.pt"
-    best.write_bytes(b"new weights")
-    monkeypatch.setattr(train, "resolve_device", lambda name: ("cpu", "cpu"))
-    monkeypatch.setattr(train, "hardware", lambda device: {"device": device})
-    monkeypatch.setattr(train_detector, "setup_ultralytics", lambda folder: None)
-    monkeypatch.setattr(train_detector, "write_dataset_view", lambda *a, **k: {"train": 1, "val": 1})
-    monkeypatch.setattr(train_detector, "train_detector", lambda *a: {"best": str(best)})
-    monkeypatch.setattr(train_detector, "export_detector", lambda pt, onnx, imgsz: onnx.write_bytes(b"a new detector"))
-    parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
+    scenes, parser = _fake_detector_training(tmp_path, monkeypatch, b"new weights")
     args = parser.parse_args(["--stage", "detector", "--no-real", "--synth", str(scenes), "--imgsz", "512",
                               "--init", str(init), "--out", str(out), "--runs", str(tmp_path / "runs")])
     assert train.run(args) == 0
@@ -994,11 +1004,9 @@ def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_repl
     thresholds and passes chosen for reading stay (a reader that loses its zoomed pass finds
     half the dice of wide photos). The run's record joins the earlier ones in the training
     record beside the manifest, also when an old manifest still held them under ``"training"``."""
-    import argparse
     import shutil
 
     from vision.train import command as train
-    from vision.train import detector as train_detector
     from vision.read.manifest import ReaderManifest, load_training_record, sha256_of, training_record_path
     from vision.read.reader import DEFAULT_MODEL_DIR
 
@@ -1012,20 +1020,7 @@ def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_repl
         training_record_path(out / "dice-reader.json").unlink()
     before = ReaderManifest.load(out / "dice-reader.json").detector
     assert before.vouch_floor is not None and before.zoom_out_above is not None  # something to keep
-    scenes = tmp_path / "set"
-    scenes.mkdir()
-    (scenes / "annotations.jsonl").write_text(json.dumps(
-        {"image": "a.jpg", "width": 10, "height": 10, "objects": [{"kind": "die", "face": "3", "box": [0, 0, 5, 5]}]}) + "\n")
-    best = tmp_path / "best.pt"
-    best.write_bytes(b"weights")
-    monkeypatch.setattr(train, "resolve_device", lambda name: ("cpu", "cpu"))
-    monkeypatch.setattr(train, "hardware", lambda device: {"device": device})
-    monkeypatch.setattr(train_detector, "setup_ultralytics", lambda folder: None)
-    monkeypatch.setattr(train_detector, "write_dataset_view", lambda *a, **k: {"train": 1, "val": 1})
-    monkeypatch.setattr(train_detector, "train_detector", lambda *a: {"best": str(best)})
-    monkeypatch.setattr(train_detector, "export_detector", lambda pt, onnx, imgsz: onnx.write_bytes(b"a new detector"))
-    parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
+    scenes, parser = _fake_detector_training(tmp_path, monkeypatch, b"weights")
     args = parser.parse_args(["--stage", "detector", "--no-real", "--synth", str(scenes), "--imgsz", str(before.imgsz),
                               "--out", str(out), "--runs", str(tmp_path / "runs")])
     assert train.run(args) == 0
