@@ -47,6 +47,7 @@ from typing import Any
 from vision.evaluate import legibility
 from vision.train import negatives
 from vision.train.augment import AugmentConfig
+from vision.train.card_indices import index_labelled
 from vision.evaluate.datasets import DatasetError, LabelledImage, boxes_of, load_dataset, load_yolo, renderer_of, truth_of
 from vision.read.detections import CARD_RANKS, CARD_SUITS, DIE_FACES, NOT_AN_INDEX
 from vision.read.manifest import (
@@ -352,7 +353,10 @@ def gather(args: argparse.Namespace) -> list[tuple[str, LabelledImage, bool]]:
     if real_used(args):
         sets.append(("real", load_yolo(args.real, "train")))
     for i, d in enumerate(args.synth):
-        sets.append((f"synth{i}", load_dataset(d)))
+        items = load_dataset(d)
+        if target_of(args) is CARDS and any(item.whole_cards for item in items):
+            items = index_labelled(items, d)  # the card reader trains on corner indices
+        sets.append((f"synth{i}", items))
     if not sets:
         raise SystemExit("no training data: give --synth DIR and/or a --real set")
     repeats = synth_repeats(args)

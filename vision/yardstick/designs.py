@@ -274,6 +274,14 @@ TRAIN_DECK_DESIGNS: tuple[DeckDesign, ...] = (
                (0.98, 0.97, 0.94), (0.80, 0.08, 0.10), (0.05, 0.05, 0.08)),
     DeckDesign("deck-train-dots-yoz", "doubt", "train", "yoz-cf", (0.10, 0.10, 0.12), "dots", "pip",
                (0.96, 0.96, 0.95), (0.75, 0.10, 0.15), (0.10, 0.10, 0.12)),
+    DeckDesign("deck-train-dots-umegothic", "doubt", "train", "ume-gothic", (0.20, 0.45, 0.70), "dots", "frame",
+               (0.99, 0.99, 0.97), (0.85, 0.15, 0.10), (0.02, 0.02, 0.02)),
+    DeckDesign("deck-train-lattice-oradano", "doubt", "train", "oradano-mincho", (0.45, 0.08, 0.30), "lattice", "pip",
+               (0.93, 0.92, 0.86), (0.70, 0.05, 0.08), (0.15, 0.15, 0.20)),
+    DeckDesign("deck-train-lattice-hanazono", "doubt", "train", "hanazono-mincho", (0.05, 0.25, 0.12), "lattice",
+               "frame", (0.97, 0.95, 0.90), (0.65, 0.10, 0.25), (0.08, 0.06, 0.04)),
+    DeckDesign("deck-train-dots-seto", "doubt", "train", "seto", (0.60, 0.45, 0.10), "dots", "pip",
+               (0.95, 0.96, 0.98), (0.80, 0.20, 0.05), (0.05, 0.10, 0.20)),
 )
 
 # Training designs are kept apart from ALL_DESIGNS (the measured ones: val, test and their teach

@@ -205,13 +205,11 @@ def _rounded_alpha(w: int, h: int, radius: int) -> Image.Image:
     return a
 
 
-def card_face(deck: DeckDesign, card: str) -> Image.Image:
-    """RGBA texture of a card's face: corner indices (rank over suit) at two corners and a simple centre."""
+def _index_patch(deck: DeckDesign, card: str) -> Image.Image:
+    """RGBA patch of one corner index (rank over suit) as printed at the card's top left."""
     shown = Card.parse(card)
     rank, suit = shown.rank, shown.suit
     w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
-    img = Image.new("RGB", (w, h), _u8(deck.paper))
-    d = ImageDraw.Draw(img)
     ink = _u8(deck.red_ink if suit in "HD" else deck.black_ink)
     font = ImageFont.truetype(font_path(deck.index_font, CARD_GLYPHS), int(0.14 * h))
     corner = Image.new("RGBA", (int(0.2 * w), int(0.3 * h)), (0, 0, 0, 0))
@@ -225,7 +223,36 @@ def card_face(deck: DeckDesign, card: str) -> Image.Image:
     glyphs = glyphs.resize((gw, glyphs.height))
     corner.paste(ink + (255,), (int((cw - gw) / 2), int(0.085 * h - glyphs.height / 2)), glyphs)
     _suit(cd, suit, cw / 2, int(0.215 * h), 0.095 * h, ink + (255,))
-    margin = int(0.025 * w)
+    return corner
+
+
+def _index_margin() -> int:
+    return int(0.025 * int(CARD_MM[0] * CARD_PX_PER_MM))
+
+
+def index_rects(deck: DeckDesign, card: str) -> tuple[tuple[float, float, float, float], ...]:
+    """The inked extent of the card's two corner indices (top left, then bottom right as
+    printed) as ``(x0, y0, x1, y1)`` fractions of the face's width and height, measured on
+    the very patch :func:`card_face` pastes."""
+    w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
+    corner = _index_patch(deck, card)
+    margin = _index_margin()
+    x0, y0, x1, y1 = corner.getchannel("A").getbbox() or (0, 0, corner.width, corner.height)
+    top_left = ((margin + x0) / w, (margin + y0) / h, (margin + x1) / w, (margin + y1) / h)
+    bottom_right = (1.0 - top_left[2], 1.0 - top_left[3], 1.0 - top_left[0], 1.0 - top_left[1])
+    return top_left, bottom_right
+
+
+def card_face(deck: DeckDesign, card: str) -> Image.Image:
+    """RGBA texture of a card's face: corner indices (rank over suit) at two corners and a simple centre."""
+    shown = Card.parse(card)
+    rank, suit = shown.rank, shown.suit
+    w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
+    img = Image.new("RGB", (w, h), _u8(deck.paper))
+    d = ImageDraw.Draw(img)
+    ink = _u8(deck.red_ink if suit in "HD" else deck.black_ink)
+    corner = _index_patch(deck, card)
+    margin = _index_margin()
     img.paste(corner, (margin, margin), corner)
     flipped = corner.rotate(180)
     img.paste(flipped, (w - margin - corner.width, h - margin - corner.height), flipped)

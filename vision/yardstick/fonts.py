@@ -44,6 +44,8 @@ FONTS: dict[str, FontSpec] = {
         FontSpec("seto", "/usr/share/fonts/truetype/seto/setofont.ttf", "fonts-seto"),
         FontSpec("kiloji", "/usr/share/fonts/truetype/kiloji/kiloji.ttf", "fonts-kiloji"),
         FontSpec("yoz-cf", "/usr/share/fonts/truetype/yozvox-yozfont/YOzBCF.ttf", "fonts-yozvox-yozfont-cute"),
+        FontSpec("oradano-mincho", "/usr/share/fonts/truetype/oradano-mincho/OradanoGSRR.ttf",
+                 "fonts-oradano-mincho-gsrr"),
     )
 }
 

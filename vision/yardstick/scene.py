@@ -483,7 +483,37 @@ def label_objects(placed: list[Placed], cam: geometry.PinholeCamera) -> list[dic
             entry.update(face=p.card, colour=None, box=_round(box or (0, 0, 0, 0)),
                          corners=[[round(float(x), 1), round(float(y), 1)] for x, y in cpx],
                          visible=round(visible, 3), readable=readable, design=p.design)
+            if p.card is not None and box:
+                entry["indices"] = _index_labels(depsgraph, cam, p, mw)
         out.append(entry)
+    return out
+
+
+INDEX_MIN_VISIBLE = 0.85  # an index box is a detector/classifier training label from this share in view
+INDEX_MIN_PX = 5.0  # ... and this many pixels on its shorter side (as ``tableref synth`` labels indices)
+
+
+def _index_labels(depsgraph, cam: geometry.PinholeCamera, p: Placed, mw: np.ndarray) -> list[dict]:
+    """A face-up card's two corner indices (top left, bottom right as printed): each one's
+    image quad and box around its ink, the share of it seen directly by the camera, and
+    whether it is a training label (``labelled``: in view enough and big enough)."""
+    deck = design(p.design)
+    assert isinstance(deck, DeckDesign)
+    out = []
+    for name, (x0, y0, x1, y1) in zip(("top-left", "bottom-right"), faces.index_rects(deck, p.card)):
+        # texture fractions (y down) -> card-local metres (y up), 0.1 mm proud of the face
+        quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        local = np.column_stack([(quad[:, 0] - 0.5) * CARD_W, (0.5 - quad[:, 1]) * CARD_H, np.full(4, 0.0001)])
+        qpx, _ = cam.project(geometry.transform(mw, local))
+        g = _grid(4)
+        pts = np.column_stack([(x0 + (x1 - x0) * g[:, 0] - 0.5) * CARD_W, (0.5 - (y0 + (y1 - y0) * g[:, 1])) * CARD_H,
+                               np.full(len(g), 0.0001)])
+        vis = _surface_visible(depsgraph, cam, p.obj.name, geometry.transform(mw, pts))
+        bx0, by0 = float(np.clip(qpx[:, 0].min(), 0, cam.width)), float(np.clip(qpx[:, 1].min(), 0, cam.height))
+        bx1, by1 = float(np.clip(qpx[:, 0].max(), 0, cam.width)), float(np.clip(qpx[:, 1].max(), 0, cam.height))
+        out.append({"corner": name, "box": _round((bx0, by0, bx1, by1)),
+                    "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in qpx], "visible": round(vis, 3),
+                    "labelled": bool(vis >= INDEX_MIN_VISIBLE and min(bx1 - bx0, by1 - by0) >= INDEX_MIN_PX)})
     return out
 
 

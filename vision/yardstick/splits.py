@@ -65,15 +65,13 @@ def split_scenes(split: str) -> list[SceneSpec]:
 
 
 def train_scenes(per_game: int = TRAIN_SCENES_PER_GAME) -> list[SceneSpec]:
-    """The ``train`` split: scenes of the training designs (designs.TRAIN_DESIGNS), the games
-    taken in turn so that any first part of the list (a render cut short) holds each game;
-    a Doubt scene every fourth turn, as its many cards make it the slowest to render."""
+    """The ``train`` split: ``per_game`` scenes of each game's training designs
+    (designs.TRAIN_DESIGNS), the games taken in turn so that any first part of the list (a
+    render cut short) holds each game."""
     out: list[SceneSpec] = []
     count = dict.fromkeys(GAMES, 0)
     for turn in range(per_game * len(GAMES)):
         game = GAMES[turn % len(GAMES)]
-        if game == "doubt" and (turn // len(GAMES)) % 4:
-            continue
         i = count[game]
         count[game] += 1
         designs = designs_for(game, "train")

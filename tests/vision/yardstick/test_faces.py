@@ -7,7 +7,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.yardstick import faces
-from vision.yardstick.designs import DECK_DESIGNS, DICE_DESIGNS, TRAIN_DICE_DESIGNS
+from vision.yardstick.designs import DECK_DESIGNS, DICE_DESIGNS, TRAIN_DECK_DESIGNS, TRAIN_DICE_DESIGNS
 from vision.yardstick.fonts import FONTS, KATAKANA, FontMissing, font_path
 
 pytest.importorskip("fontTools")
@@ -76,3 +76,25 @@ def test_training_wheels_are_drawn_and_differ_from_every_measured_wheel(style: s
     for other in faces.WHEEL_STYLES:
         theirs = np.asarray(faces._wheel_mask(other, s)) > 127
         assert (mine != theirs).mean() > 0.05, other
+
+
+@pytest.mark.parametrize("deck", DECK_DESIGNS + TRAIN_DECK_DESIGNS, ids=lambda d: d.id)
+def test_index_rects_hold_the_ink_of_both_corner_indices(deck) -> None:
+    try:
+        img = np.asarray(faces.card_face(deck, "10S").convert("RGB")).astype(int)
+        rects = faces.index_rects(deck, "10S")
+    except FontMissing as exc:
+        pytest.skip(str(exc))
+    h, w = img.shape[:2]
+    ink = np.abs(img - np.array(faces._u8(deck.paper))).sum(axis=2) > 150
+    top_left, bottom_right = rects
+    assert bottom_right == pytest.approx((1 - top_left[2], 1 - top_left[3], 1 - top_left[0], 1 - top_left[1]))
+    for x0, y0, x1, y1 in rects:
+        inside = ink[int(y0 * h):int(np.ceil(y1 * h)), int(x0 * w):int(np.ceil(x1 * w))]
+        assert inside.mean() > 0.1  # rank and suit drawn there
+        assert (x1 - x0) < 0.25 and (y1 - y0) < 0.3  # a corner, not the card
+    # nothing of the top-left index lies outside its rect, within the corner it is printed in
+    x0, y0, x1, y1 = top_left
+    corner = ink[: int(0.3 * h), : int(0.24 * w)].copy()
+    corner[int(y0 * h):int(np.ceil(y1 * h)), int(x0 * w):int(np.ceil(x1 * w))] = False
+    assert corner[int(0.02 * h):, int(0.02 * w):].sum() == 0

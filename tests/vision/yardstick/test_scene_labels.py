@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("bpy")
@@ -40,3 +41,29 @@ def test_rebuilt_scene_has_the_rendered_labels(scene_id: str, tmp_path: Path) ->
             w["kind"], w["face"], w["colour"], w["readable"], w["design"])
         assert g["box"] == pytest.approx(w["box"], abs=0.11)
         assert g["visible"] == pytest.approx(w["visible"], abs=0.002)
+
+
+def test_face_up_cards_label_their_corner_indices(tmp_path: Path) -> None:
+    spec = next(s for s in split_scenes("train") if s.game == "doubt")
+    try:
+        cam, _meta, placed, _sensor = scene.build(spec, tmp_path)
+    except FontMissing as exc:
+        pytest.skip(str(exc))
+    cards = [o for o in scene.label_objects(placed, cam) if o["kind"] == "card" and o["face"] and "indices" in o]
+    assert cards
+    labelled = 0
+    for card in cards:
+        x0, y0, x1, y1 = card["box"]
+        assert [i["corner"] for i in card["indices"]] == ["top-left", "bottom-right"]
+        for index in card["indices"]:
+            bx0, by0, bx1, by1 = index["box"]
+            assert x0 - 0.2 <= bx0 < bx1 <= x1 + 0.2 and y0 - 0.2 <= by0 < by1 <= y1 + 0.2
+            assert (bx1 - bx0) * (by1 - by0) < 0.2 * (x1 - x0) * (y1 - y0)  # an index, not the card
+            assert index["labelled"] == (index["visible"] >= scene.INDEX_MIN_VISIBLE
+                                         and min(bx1 - bx0, by1 - by0) >= scene.INDEX_MIN_PX)
+            labelled += index["labelled"]
+        # the printed top-left index lies at the card's first corner (top left as printed)
+        tl = np.array(card["indices"][0]["quad"]).mean(axis=0)
+        corners = np.array(card["corners"])
+        assert np.linalg.norm(tl - corners[0]) < np.linalg.norm(tl - corners[2])
+    assert labelled
