@@ -62,7 +62,9 @@ def indexed(item: LabelledImage, raw: Mapping[str, Any]) -> LabelledImage:
 
 
 def _needs_indices(raw_obj: Mapping[str, Any]) -> bool:
-    return raw_obj.get("kind") == "card" and bool(raw_obj.get("face")) and "indices" not in raw_obj
+    """A readable face-up card must give its indices (one wholly out of frame has none)."""
+    return (raw_obj.get("kind") == "card" and bool(raw_obj.get("face")) and raw_obj.get("readable", True)
+            and "indices" not in raw_obj)
 
 
 def index_labelled(items: Sequence[LabelledImage], labels: Path) -> tuple[LabelledImage, ...]:

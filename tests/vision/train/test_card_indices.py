@@ -29,9 +29,10 @@ def _labels(folder: Path, with_indices: bool = True, n: int = 4) -> Path:
         if with_indices:
             card["indices"] = [_index("top-left", [21, 11, 25, 19], True), _index("bottom-right", [45, 35, 49, 43], False)]
         face_down = {"kind": "card", "face": None, "colour": None, "box": [2, 2, 18, 30], "readable": False}
+        out_of_frame = {"kind": "card", "face": "2C", "colour": None, "box": [0, 0, 0, 0], "readable": False}
         die = {"kind": "die", "face": "5", "colour": "white", "box": [52, 30, 62, 40], "readable": True, "face_px": 8.0}
         lines.append(json.dumps({"image": f"images/dc-{i}.png", "game": "doubt", "seed": i,
-                                 "objects": [card, face_down, die]}))
+                                 "objects": [card, face_down, die, out_of_frame]}))
     (folder / "labels.jsonl").write_text("\n".join(lines) + "\n")
     return folder
 
