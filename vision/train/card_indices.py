@@ -6,7 +6,7 @@ each, as ``tableref synth`` writes them. The yardstick labels a card whole (``bo
 indices (``indices``: the box round the index's ink, the share of it in view, and
 ``labelled``: in view and big enough to train on, as ``tableref synth`` decides). A set like
 that is trained on as one card object per labelled index; a hidden or tiny index is left
-unlabelled, so it is neither a target nor background the detector is told to ignore.
+unlabelled, as ``tableref synth`` leaves it.
 
 >>> raw = {"objects": [{"kind": "die", "face": "3"},
 ...                    {"kind": "card", "face": "7S", "indices": [
