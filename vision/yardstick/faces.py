@@ -174,6 +174,8 @@ def die_atlas(design: DiceDesign, faces: tuple[str, ...], colour: BodyColour) ->
 
 CARD_MM = (63.0, 88.0)
 CARD_PX_PER_MM = 8
+_CARD_PX = (int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM))  # a card texture's width, height
+_INDEX_MARGIN = int(0.025 * _CARD_PX[0])  # the corner index's offset from the face's edges, in texture px
 
 
 def _suit(draw: ImageDraw.ImageDraw, suit: str, cx: float, cy: float, size: float, fill: tuple) -> None:
@@ -209,7 +211,7 @@ def _index_patch(deck: DeckDesign, card: str) -> Image.Image:
     """RGBA patch of one corner index (rank over suit) as printed at the card's top left."""
     shown = Card.parse(card)
     rank, suit = shown.rank, shown.suit
-    w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
+    w, h = _CARD_PX
     ink = _u8(deck.red_ink if suit in "HD" else deck.black_ink)
     font = ImageFont.truetype(font_path(deck.index_font, CARD_GLYPHS), int(0.14 * h))
     corner = Image.new("RGBA", (int(0.2 * w), int(0.3 * h)), (0, 0, 0, 0))
@@ -226,17 +228,13 @@ def _index_patch(deck: DeckDesign, card: str) -> Image.Image:
     return corner
 
 
-def _index_margin() -> int:
-    return int(0.025 * int(CARD_MM[0] * CARD_PX_PER_MM))
-
-
 def index_rects(deck: DeckDesign, card: str) -> tuple[tuple[float, float, float, float], ...]:
     """The inked extent of the card's two corner indices (top left, then bottom right as
     printed) as ``(x0, y0, x1, y1)`` fractions of the face's width and height, measured on
     the very patch :func:`card_face` pastes."""
-    w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
+    w, h = _CARD_PX
     corner = _index_patch(deck, card)
-    margin = _index_margin()
+    margin = _INDEX_MARGIN
     x0, y0, x1, y1 = corner.getchannel("A").getbbox() or (0, 0, corner.width, corner.height)
     top_left = ((margin + x0) / w, (margin + y0) / h, (margin + x1) / w, (margin + y1) / h)
     bottom_right = (1.0 - top_left[2], 1.0 - top_left[3], 1.0 - top_left[0], 1.0 - top_left[1])
@@ -247,12 +245,12 @@ def card_face(deck: DeckDesign, card: str) -> Image.Image:
     """RGBA texture of a card's face: corner indices (rank over suit) at two corners and a simple centre."""
     shown = Card.parse(card)
     rank, suit = shown.rank, shown.suit
-    w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
+    w, h = _CARD_PX
     img = Image.new("RGB", (w, h), _u8(deck.paper))
     d = ImageDraw.Draw(img)
     ink = _u8(deck.red_ink if suit in "HD" else deck.black_ink)
     corner = _index_patch(deck, card)
-    margin = _index_margin()
+    margin = _INDEX_MARGIN
     img.paste(corner, (margin, margin), corner)
     flipped = corner.rotate(180)
     img.paste(flipped, (w - margin - corner.width, h - margin - corner.height), flipped)
@@ -273,7 +271,7 @@ def card_face(deck: DeckDesign, card: str) -> Image.Image:
 
 
 def card_back(deck: DeckDesign) -> Image.Image:
-    w, h = int(CARD_MM[0] * CARD_PX_PER_MM), int(CARD_MM[1] * CARD_PX_PER_MM)
+    w, h = _CARD_PX
     img = Image.new("RGB", (w, h), _u8(deck.paper))
     d = ImageDraw.Draw(img)
     b = int(0.07 * w)

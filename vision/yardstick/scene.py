@@ -500,15 +500,15 @@ def _index_labels(depsgraph, cam: geometry.PinholeCamera, p: Placed, mw: np.ndar
     deck = design(p.design)
     assert isinstance(deck, DeckDesign)
     out = []
+
+    def world(uv: np.ndarray) -> np.ndarray:  # texture fractions (y down) -> world, 0.1 mm proud of the face
+        local = np.column_stack([(uv[:, 0] - 0.5) * CARD_W, (0.5 - uv[:, 1]) * CARD_H, np.full(len(uv), 0.0001)])
+        return geometry.transform(mw, local)
+
     for name, (x0, y0, x1, y1) in zip(("top-left", "bottom-right"), faces.index_rects(deck, p.card)):
-        # texture fractions (y down) -> card-local metres (y up), 0.1 mm proud of the face
-        quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
-        local = np.column_stack([(quad[:, 0] - 0.5) * CARD_W, (0.5 - quad[:, 1]) * CARD_H, np.full(4, 0.0001)])
-        qpx, _ = cam.project(geometry.transform(mw, local))
-        g = _grid(4)
-        pts = np.column_stack([(x0 + (x1 - x0) * g[:, 0] - 0.5) * CARD_W, (0.5 - (y0 + (y1 - y0) * g[:, 1])) * CARD_H,
-                               np.full(len(g), 0.0001)])
-        vis = _surface_visible(depsgraph, cam, p.obj.name, geometry.transform(mw, pts))
+        qpx, _ = cam.project(world(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])))
+        grid = np.array([x0, y0]) + np.array([x1 - x0, y1 - y0]) * _grid(4)
+        vis = _surface_visible(depsgraph, cam, p.obj.name, world(grid))
         bx0, by0 = float(np.clip(qpx[:, 0].min(), 0, cam.width)), float(np.clip(qpx[:, 1].min(), 0, cam.height))
         bx1, by1 = float(np.clip(qpx[:, 0].max(), 0, cam.width)), float(np.clip(qpx[:, 1].max(), 0, cam.height))
         out.append({"corner": name, "box": _round((bx0, by0, bx1, by1)),
