@@ -18,7 +18,8 @@ FACE_NORMALS: np.ndarray = np.array(
     [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], dtype=float
 )
 
-# One home for the readability thresholds (the format note in /work/notes/yardstick-format.md).
+# One home for the readability thresholds: a die is readable when this much of its up face is
+# unhidden and the die rests flat, its up face tilted at most this far from level (readable()).
 READABLE_MIN_FACE_VISIBLE = 0.9
 READABLE_MAX_TILT_DEG = 20.0
 
