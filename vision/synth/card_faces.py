@@ -37,6 +37,8 @@ from vision.synth.errors import UnknownCard
 Colour = tuple[int, int, int]
 
 ALL_CARDS: tuple[str, ...] = tuple(r + s for s in CARD_SUITS for r in CARD_RANKS)
+# The share of wide decks with the font pool that take a pool font (sample_design).
+POOL_SHARE = 0.5
 DECK_SIZES_MM: dict[str, tuple[float, float]] = {"poker": (63.0, 88.0), "bridge": (57.0, 89.0)}
 STOCKS: dict[str, Colour] = {"white": (247, 247, 244), "bright": (252, 252, 251), "cream": (243, 235, 216), "ivory": (246, 241, 228), "cool": (240, 244, 249)}
 BORDERS: tuple[str, ...] = ("none", "edge", "pip-frame")
@@ -72,7 +74,7 @@ class CardDesign:
     stock: Colour  # card colour, sRGB
     corner_mm: float  # corner radius
     border: str  # see BORDERS
-    index_font: str  # a name in card_fonts.INDEX_FONTS
+    index_font: str  # a name in card_fonts.INDEX_FONTS or card_fonts.POOL_INDEX_FONTS
     rank_mm: float  # cap height of the index rank
     suit_mm: float  # height of the index suit symbol
     index_cx_mm: float  # centre of the index column from the card's left edge
@@ -125,20 +127,24 @@ def _jitter(rng: np.random.Generator, c: Colour, amount: float) -> Colour:
     return tuple(int(np.clip(v + rng.normal(0.0, amount), 0, 255)) for v in c)  # type: ignore[return-value]
 
 
-def sample_design(rng: np.random.Generator, heldout: bool = False, wide: bool = False) -> CardDesign:
+def sample_design(rng: np.random.Generator, heldout: bool = False, wide: bool = False, pool: bool = False) -> CardDesign:
     """A random deck. ``heldout`` decks use only the held-out index font and court style.
 
     ``wide`` training decks also draw the extra index fonts and court styles
     (``card_fonts.EXTRA_INDEX_FONTS``, ``card_art.EXTRA_COURT_STYLES``), and half of them
     one of the extra suit styles (``card_suits.EXTRA_SUIT_STYLES``, drawn after the rest);
     the other draws are the same either way, so a seed picks the same deck but for its
-    font, court style and suits.
+    font, court style and suits. A wide deck with the font ``pool`` takes, in
+    :data:`POOL_SHARE` of decks, one of Debian's fonts (``card_fonts.POOL_INDEX_FONTS``)
+    instead, drawn last: otherwise the deck its seed gives as a wide deck.
 
     >>> sample_design(np.random.default_rng(1), wide=True).court_style in card_art.COURT_STYLES
     True
     """
     if heldout and wide:
         raise ValueError("a held-out deck cannot also be a wide training deck")
+    if pool and not wide:
+        raise ValueError("the font pool is for wide training decks")
     deck = "poker" if rng.random() < 0.7 else "bridge"
     w, h = DECK_SIZES_MM[deck]
     stock_name = str(rng.choice(list(STOCKS), p=[0.45, 0.2, 0.15, 0.12, 0.08]))
@@ -189,6 +195,9 @@ def sample_design(rng: np.random.Generator, heldout: bool = False, wide: bool = 
     )
     if wide and rng.random() < 0.5:  # drawn last, so a wide deck is otherwise the deck its seed gives
         design = dataclasses.replace(design, suit_style=str(rng.choice(list(EXTRA_SUIT_STYLES))))
+    if pool and rng.random() < POOL_SHARE:
+        names = tuple(card_fonts.POOL_INDEX_FONTS)
+        design = dataclasses.replace(design, index_font=names[int(rng.integers(len(names)))])
     return design
 
 

@@ -55,6 +55,7 @@ class CardOptions:
     groups: tuple[int, int] = (1, 3)
     heldout: bool = False
     wide_decks: bool = False  # training decks also draw the extra index fonts and court styles
+    font_pool: bool = False  # wide decks also draw Debian's fonts (card_fonts.POOL_INDEX_FONTS)
     min_visible: float = 0.85
     min_index_px: float = 5.0
     hand: tuple[str, ...] | None = None  # exactly these cards, face up in one row, all in view
@@ -85,6 +86,8 @@ def check_options(options: CardOptions) -> None:
         raise BadSceneConfig("min_visible must be in (0, 1]")
     if options.heldout and options.wide_decks:
         raise BadSceneConfig("held-out decks and wide training decks exclude each other")
+    if options.font_pool and not options.wide_decks:
+        raise BadSceneConfig("the font pool is for wide training decks (wide_decks)")
 
 
 @dataclass

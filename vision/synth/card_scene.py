@@ -56,6 +56,7 @@ class CardSceneConfig:
     groups: tuple[int, int] = (1, 3)  # how many groups of cards
     heldout: bool = False  # held-out table families and deck designs (index font, court style)
     wide_decks: bool = False  # training decks also draw the extra index fonts and court styles
+    font_pool: bool = False  # wide decks also draw Debian's fonts (card_fonts.POOL_INDEX_FONTS)
     table_families: tuple[str, ...] | None = None  # None = TRAIN_FAMILIES (HELDOUT_FAMILIES when heldout)
     distractors: bool = True
     occluders: bool = True  # hands and fingers over the cards
@@ -73,7 +74,7 @@ class CardSceneConfig:
         return HELDOUT_FAMILIES if self.heldout else TRAIN_FAMILIES
 
     def options(self) -> CardOptions:
-        return CardOptions(layouts=self.layouts, groups=self.groups, heldout=self.heldout, wide_decks=self.wide_decks, min_visible=self.min_visible, hand=self.hand)
+        return CardOptions(layouts=self.layouts, groups=self.groups, heldout=self.heldout, wide_decks=self.wide_decks, font_pool=self.font_pool, min_visible=self.min_visible, hand=self.hand)
 
     def to_json(self) -> dict[str, Any]:
         out = {"scene": "cards", **dataclasses.asdict(self)}
@@ -81,6 +82,8 @@ class CardSceneConfig:
             del out["hand"]  # a set written before hands could be asked for reads the same
         if not self.wide_decks:
             del out["wide_decks"]  # likewise for sets written before wide decks
+        if not self.font_pool:
+            del out["font_pool"]  # and before the font pool
         return out
 
 
@@ -172,7 +175,7 @@ def _render(rng: np.random.Generator, config: CardSceneConfig) -> RenderedScene 
         w, h = RESOLUTIONS[int(rng.choice(len(RESOLUTIONS), p=_RES_P))]
     families = config.families
     family = str(families[int(rng.integers(len(families)))])
-    design = sample_design(rng, heldout=config.heldout, wide=config.wide_decks)
+    design = sample_design(rng, heldout=config.heldout, wide=config.wide_decks, pool=config.font_pool)
     options = config.options()
     card_mm = design.size_mm[1]
 

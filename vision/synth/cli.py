@@ -7,6 +7,7 @@
     tableref synth --out data/synth-nine --n 1200 --seed 31 --dice-sets nine  # Nine Dice only
     tableref synth --out data/cards-heldout --n 500 --seed 5 --cards --heldout
     tableref synth --out data/cards-wide --n 2400 --seed 61 --cards --wide-decks  # more fonts and court art
+    tableref synth --out data/cards-pool --n 2000 --seed 181 --cards --wide-decks --font-pool  # and Debian's fonts
     tableref synth --out data/reveals-nine --n 3000 --seed 51 --reveals nine-dice --boxes-from models
                                                     # live reveal stills, labelled with the reader's boxes
     tableref synth --out data/reveals-doubt --n 3000 --seed 53 --reveals doubt --boxes-from models
@@ -22,6 +23,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from vision.synth import card_fonts
 from vision.synth.card_layout import LAYOUTS, CardOptions
 from vision.synth.card_scene import CardSceneConfig, check_config
 from vision.synth.scene import MARBLED, SceneConfig
@@ -44,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --cards, --mixed or --reveals doubt: training decks also draw the extra index fonts and court styles "
                              "(with --cards or --mixed not with --heldout, whose decks are the held-out designs; "
                              "without it a seed renders as before they existed)")
+    parser.add_argument("--font-pool", action="store_true",
+                        help="with --wide-decks (--cards or --mixed): half the decks take a corner-index font from Debian's "
+                             "installed fonts (vision/synth/card_fonts.py: POOL_INDEX_FONTS; their packages must be installed)")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
     parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
     parser.add_argument("--marbled", type=float, default=None, metavar="P",
@@ -86,6 +91,13 @@ def run(args: argparse.Namespace) -> int:
     if wide and not (cards or mixed or getattr(args, "reveals", None)):
         print("tableref synth: --wide-decks needs --cards, --mixed or --reveals doubt", file=sys.stderr)
         return 2
+    pool = getattr(args, "font_pool", False)
+    if pool and not (wide and (cards or mixed)):
+        print("tableref synth: --font-pool needs --wide-decks with --cards or --mixed", file=sys.stderr)
+        return 2
+    if pool and (missing := card_fonts.missing_pool_packages()):
+        print("tableref synth: --font-pool needs Debian's fonts: apt-get install " + " ".join(missing), file=sys.stderr)
+        return 2
     sets_arg = getattr(args, "dice_sets", None)
     if sets_arg and cards:
         print("tableref synth: --dice-sets needs dice in the scenes (not --cards)", file=sys.stderr)
@@ -106,9 +118,9 @@ def run(args: argparse.Namespace) -> int:
     config: SceneConfig | CardSceneConfig
     if cards:
         config = CardSceneConfig(width=args.width, height=args.height, table_families=families, heldout=args.heldout, layouts=layouts,
-                                 wide_decks=wide)
+                                 wide_decks=wide, font_pool=pool)
     else:
-        card_options = CardOptions(layouts=layouts, heldout=args.heldout, wide_decks=wide) if mixed else None
+        card_options = CardOptions(layouts=layouts, heldout=args.heldout, wide_decks=wide, font_pool=pool) if mixed else None
         config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options, dice_sets=dice_sets,
                              marbled=MARBLED if marbled is None else marbled, wide_faces=bool(getattr(args, "wide_faces", False)))
     try:

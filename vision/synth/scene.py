@@ -104,6 +104,8 @@ class SceneConfig:
                 del out["cards"]["hand"]  # as did a card config before hands could be asked for
             if not self.cards.wide_decks:
                 del out["cards"]["wide_decks"]  # and before wide decks
+            if not self.cards.font_pool:
+                del out["cards"]["font_pool"]  # and before the font pool
         if self.dice_sets is None:
             del out["dice_sets"]
         if self.marbled == MARBLED:
@@ -709,7 +711,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
 
 def _lay_cards(rng: np.random.Generator, cam: Camera, albedo: np.ndarray, light: Light, options: CardOptions, dice: list[_Die]) -> LaidCards | None:
     """Cards into the table albedo, in groups that keep clear of the dice where they can."""
-    design = sample_design(rng, heldout=options.heldout, wide=options.wide_decks)
+    design = sample_design(rng, heldout=options.heldout, wide=options.wide_decks, pool=options.font_pool)
     avoid = [(d.pose.centre[:2], d.half * 1.6) for d in dice if d.pose is not None]
     cards = plan_cards(rng, cam, options, design, avoid)
     if not cards:
