@@ -768,13 +768,13 @@ def test_a_card_seen_twice_lists_no_alternatives():
     assert [(c.face, c.alternatives) for c in cards] == [("AS", ()), ("2C", ("2C", "2S")), ("AS", ())]
 
 
-TRAY_PHOTO = Path(__file__).resolve().parents[4] / "shared" / "data" / "real-dice-tray" / "images" / "train" / "IMG_20191208_111434.jpg"
+TRAY_PHOTO = Path(__file__).resolve().parents[4] / "shared" / "data" / "real-dice-tray" / "images" / "train" / "IMG_20191208_112353.jpg"
 
 
 @pytest.mark.skipif(not COMMITTED_CARDS.is_file(), reason="no trained card models in models/")
 @pytest.mark.skipif(not TRAY_PHOTO.is_file(), reason="no real dice tray photos beside the repository")
 def test_the_committed_reader_reads_no_card_on_a_tray_of_dice():
-    """A real photo of a dozen dice and no card, where the card reader keeps a cluster of dice
+    """A real photo of two dozen dice and no card, where the card reader keeps a cluster of dice
     as a corner index, though its classifier learnt on the tray's photos that most such boxes
     are no index: the rule on sure dice (the cross-checks) drops it."""
     import cv2
