@@ -238,13 +238,32 @@ def deck_gain(cards: CardReader, recalibration: tuple[Recalibration | None, Reca
     return int(right.sum()) - WRONG_COST * int((sure & ~right).sum())
 
 
+def clears_noise(unchanged: Sequence[int], changed: Sequence[int]) -> bool:
+    """Whether a change's cross-validation gains (one per fold, beside the gains of no
+    change) beat no change by more than the chance spread: the summed difference must
+    exceed its standard error over the folds. A few taught photos hold a few sure
+    mistakes, and a pull that undoes the one a fold happens to show wins that fold by
+    :data:`WRONG_COST` while it costs sure readings the folds are too small to show.
+
+    >>> clears_noise([1, 0, -18], [0, 0, 1])  # one fold's mistake undone: within the spread
+    False
+    >>> clears_noise([3, 2, 4, 1, 2], [5, 4, 6, 3, 5])  # every fold gains
+    True
+    """
+    diff = np.asarray(changed, np.float64) - np.asarray(unchanged, np.float64)
+    if len(diff) < 2:
+        return False
+    return bool(diff.sum() > np.sqrt(len(diff)) * diff.std(ddof=1))
+
+
 def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: float | None = None) -> Profile:
     """A profile from the examples of labelled photos, for ``reader``'s base models.
 
     ``pull`` None chooses it by cross-validation: for each of :data:`PULLS` and for no
     change at all, every photo's dice are read (:func:`reading_gain`) under a recalibration
     fitted on the other photos (:data:`FOLDS` interleaved parts); the best is then fitted on
-    every photo. No change wins a tie, and with fewer than :data:`MIN_TO_CHOOSE` photos
+    every photo, if it beats no change by more than the folds' spread (:func:`clears_noise`).
+    No change wins a tie, and with fewer than :data:`MIN_TO_CHOOSE` photos
     nothing is changed: a profile departs from the base reader only where photos it was not
     taught from say so. A deck's indices count in that choice as the dice do
     (:func:`deck_gain`), and take the same pull."""
@@ -260,24 +279,26 @@ def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: floa
     everything = range(len(photos))
     if pull is None and len(photos) >= MIN_TO_CHOOSE:
         folds = min(FOLDS, len(photos))
-        gains: dict[float | None, int] = {}
+        gains: dict[float | None, list[int]] = {}
         for candidate in (None, *PULLS):
-            gain = 0
+            gains[candidate] = []
             for k in range(folds):
                 shown = [i for i in everything if i % folds == k]
                 rest = [i for i in everything if i % folds != k]
                 if candidate is None:
-                    gain += reading_gain(reader, None, join(shown))
+                    gain = reading_gain(reader, None, join(shown))
                     if reader.cards is not None:
                         gain += deck_gain(reader.cards, (None, None), deck(shown))
+                    gains[candidate].append(gain)
                     continue
                 taught = join(rest)
-                gain += reading_gain(reader, Recalibration.fit(spec.faces, taught.face_p, taught.faces, candidate),
-                                     join(shown))
+                gain = reading_gain(reader, Recalibration.fit(spec.faces, taught.face_p, taught.faces, candidate),
+                                    join(shown))
                 if reader.cards is not None:
                     gain += deck_gain(reader.cards, fit_deck(reader.cards, deck(rest), candidate), deck(shown))
-            gains[candidate] = gain
-        pull = max(gains, key=lambda c: (gains[c], c is None))
+                gains[candidate].append(gain)
+        best = max(gains, key=lambda c: (sum(gains[c]), c is None))
+        pull = best if best is not None and clears_noise(gains[None], gains[best]) else None
     if pull is None:  # no change
         return Profile(base=reader.base_models, faces=Recalibration.identity(spec.faces), colours=None,
                        photos=len(photos), objects=int(sum(counts.values())), counts=dict(counts))
