@@ -285,17 +285,16 @@ def teach_examples(reader: DiceReader, photos: Sequence[TaughtPhoto], pull: floa
             for k in range(folds):
                 shown = [i for i in everything if i % folds == k]
                 rest = [i for i in everything if i % folds != k]
-                if candidate is None:
-                    gain = reading_gain(reader, None, join(shown))
+                faces: Recalibration | None = None
+                ranks_suits: tuple[Recalibration | None, Recalibration | None] = (None, None)
+                if candidate is not None:
+                    taught = join(rest)
+                    faces = Recalibration.fit(spec.faces, taught.face_p, taught.faces, candidate)
                     if reader.cards is not None:
-                        gain += deck_gain(reader.cards, (None, None), deck(shown))
-                    gains[candidate].append(gain)
-                    continue
-                taught = join(rest)
-                gain = reading_gain(reader, Recalibration.fit(spec.faces, taught.face_p, taught.faces, candidate),
-                                    join(shown))
+                        ranks_suits = fit_deck(reader.cards, deck(rest), candidate)
+                gain = reading_gain(reader, faces, join(shown))
                 if reader.cards is not None:
-                    gain += deck_gain(reader.cards, fit_deck(reader.cards, deck(rest), candidate), deck(shown))
+                    gain += deck_gain(reader.cards, ranks_suits, deck(shown))
                 gains[candidate].append(gain)
         best = max(gains, key=lambda c: (sum(gains[c]), c is None))
         pull = best if best is not None and clears_noise(gains[None], gains[best]) else None
