@@ -124,6 +124,7 @@ class Step(Enum):
     PIECES_AND_CLUSTERS = "pieces-and-clusters"  # a large die's pieces and boxes of clustered dice left out
     NO_DIE_DROP = "no-die-drop"  # boxes read as no die (DiceKnobs.no_die_drop) left out
     CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
+    SHARPEN_SMALL = "sharpen-small"  # a small die's crop sharpened before it is enlarged (DiceKnobs.sharpen)
 
 
 class InvalidImage(ValueError):
@@ -422,12 +423,13 @@ class DiceReader:
     def _classify_by(
         self, model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        face_p, colour_p = classify_crops(model, spec, image, boxes)
+        sharpen = None if Step.SHARPEN_SMALL in self.skipped else self.policy.dice.sharpen
+        face_p, colour_p = classify_crops(model, spec, image, boxes, sharpen=sharpen)
         if self.second_look is not None:
-            face_p, colour_p = second_look(model, spec, image, boxes, face_p, colour_p, self.second_look)
+            face_p, colour_p = second_look(model, spec, image, boxes, face_p, colour_p, self.second_look, sharpen)
         for specialist, specialist_spec in zip(self.specialists, self.manifest.specialists):
             face_p = ask_specialist(specialist, specialist_spec, spec.faces, image, boxes, face_p,
-                                    self.policy.dice.specialist_min_mass, self.second_look)
+                                    self.policy.dice.specialist_min_mass, self.second_look, sharpen)
         return face_p, colour_p
 
     def label_dice(

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from vision.read.backends import Model, prepare_image, run_image
-from vision.read.boxes import crop_batch, held_by, letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.read.boxes import Sharpen, crop_batch, held_by, letterbox, letterbox_shape, nms, xywh_to_xyxy
 from vision.read.calibration import tempered
 from vision.read.detections import Detection, Detections
 from vision.read.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
@@ -266,6 +266,7 @@ def _sides(boxes: np.ndarray) -> np.ndarray:
 
 def classify_crops(
     model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray, turns: int | None = None,
+    sharpen: Sharpen | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Both heads' probabilities (faces, colours) for each box, from one batched classifier call,
     each tempered by its temperature in ``spec`` (:mod:`vision.read.calibration`).
@@ -273,14 +274,15 @@ def classify_crops(
     With ``turns`` > 1 (default: ``spec.turns``) each crop is also read turned by 1 ..
     ``turns`` - 1 quarter turns, and the readings are averaged. Only for a classifier
     trained on crops at every angle, like the card-index one; a die's up face is read the
-    right way up, above its side faces.
+    right way up, above its side faces. ``sharpen``: how small crops are sharpened
+    (:class:`~vision.read.boxes.Sharpen`; None: never).
     """
     turns = spec.turns if turns is None else turns
     if not 1 <= turns <= QUARTER_TURNS:
         raise ValueError(f"turns must be 1 to {QUARTER_TURNS} quarter turns, got {turns}")
     if len(boxes) == 0:
         return np.zeros((0, len(spec.faces)), np.float32), np.zeros((0, max(1, len(spec.colours))), np.float32)
-    crops = crop_batch(image, boxes, spec.size, spec.expand)
+    crops = crop_batch(image, boxes, spec.size, spec.expand, sharpen)
     if turns > 1:
         crops = np.ascontiguousarray(np.concatenate([np.rot90(crops, k, axes=(2, 3)) for k in range(turns)]))
     outputs = model.run(crops)
@@ -307,18 +309,20 @@ def view_boxes(boxes: np.ndarray, view: View) -> tuple[np.ndarray, float]:
     return b, expand
 
 
-def view_crops(image: np.ndarray, boxes: np.ndarray, spec: ClassifierSpec, views: tuple[View, ...]) -> list[np.ndarray]:
+def view_crops(
+    image: np.ndarray, boxes: np.ndarray, spec: ClassifierSpec, views: tuple[View, ...], sharpen: Sharpen | None = None,
+) -> list[np.ndarray]:
     """One batch of crops of ``boxes`` per view, cut as ``spec`` cuts them, shifted and scaled."""
     crops = []
     for view in views:
         shifted, expand = view_boxes(boxes, view)
-        crops.append(crop_batch(image, shifted, spec.size, spec.expand + expand))
+        crops.append(crop_batch(image, shifted, spec.size, spec.expand + expand, sharpen))
     return crops
 
 
 def second_look(
     model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray,
-    face_p: np.ndarray, colour_p: np.ndarray, look: Look = ReadPolicy().photo_look,
+    face_p: np.ndarray, colour_p: np.ndarray, look: Look = ReadPolicy().photo_look, sharpen: Sharpen | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``face_p`` and ``colour_p`` with every die read inside ``look.band`` replaced by the
     mean over its crop and the look's extra views (one batched call).
@@ -332,7 +336,7 @@ def second_look(
     redo = np.flatnonzero((best >= low) & (best < high))
     if len(redo) == 0:
         return face_p, colour_p
-    crops = view_crops(image, np.asarray(boxes, np.float32)[redo], spec, look.views)
+    crops = view_crops(image, np.asarray(boxes, np.float32)[redo], spec, look.views, sharpen)
     outputs = model.run(np.concatenate(crops))
     views = len(look.views)
     face_p, colour_p = face_p.copy(), colour_p.copy()
@@ -345,6 +349,7 @@ def second_look(
 def ask_specialist(
     model: Model, spec: ClassifierSpec, faces: Sequence[str], image: np.ndarray, boxes: np.ndarray,
     face_p: np.ndarray, min_mass: float = DiceKnobs().specialist_min_mass, look: Look | None = None,
+    sharpen: Sharpen | None = None,
 ) -> np.ndarray:
     """``face_p`` (columns: ``faces``) with the probability the classifier gives the
     specialist's faces (``spec.faces``, e.g. ブ and プ) shared out again as the specialist
@@ -362,7 +367,8 @@ def ask_specialist(
     if len(ask) == 0:
         return face_p
     b = np.asarray(boxes, np.float32)[ask]
-    crops = [crop_batch(image, b, spec.size, spec.expand), *view_crops(image, b, spec, look.views if look else ())]
+    crops = [crop_batch(image, b, spec.size, spec.expand, sharpen),
+             *view_crops(image, b, spec, look.views if look else (), sharpen)]
     out = model.run(np.concatenate(crops))[0]
     if out.shape != (len(crops) * len(ask), len(group)):
         raise ManifestError(f"specialist gave output {out.shape[1:]} per crop, manifest lists {len(group)} faces")

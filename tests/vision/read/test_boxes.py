@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.read.boxes import (
-    PAD_VALUE, contained_share, crop_batch, cut_square, held_by, iou, iou_matrix, letterbox, nms, smaller_share,
+    PAD_VALUE, Sharpen, contained_share, crop_batch, cut_square, held_by, iou, iou_matrix, letterbox, nms, smaller_share,
     square_crop, square_region, xywh_to_xyxy,
 )
 
@@ -134,3 +134,39 @@ def test_crop_batch_layout_and_values():
     assert batch[0, 0].min() == pytest.approx(1.0) and batch[0, 2].max() == 0.0
     assert batch[1, 2].min() == pytest.approx(1.0) and batch[1, 0].max() == 0.0
     assert square_crop(img, (20, 20, 40, 40), 64).shape == (64, 64, 3)
+
+
+def _dot_patch(side: int) -> np.ndarray:
+    patch = np.full((side, side, 3), 90, np.uint8)
+    patch[side // 2 - 1:side // 2 + 1, side // 2 - 1:side // 2 + 1] = 170
+    return patch
+
+
+def test_sharpen_lifts_a_small_crops_marks_and_leaves_flat_ground_alone() -> None:
+    s = Sharpen(below=32, amount=1.0)
+    small = _dot_patch(20)
+    out = s.apply(small)
+    assert out.dtype == np.uint8 and out.shape == small.shape
+    assert int(out[10, 10, 0]) > 170  # the mark stands out more
+    assert int(out[1, 1, 0]) == 90  # flat ground away from it is unchanged
+    assert int(out[10, 12, 0]) < 90  # a dark rim round the mark: an unsharp mask's halo
+
+
+def test_sharpen_leaves_crops_from_its_size_up_untouched() -> None:
+    s = Sharpen(below=32, amount=1.0)
+    assert s.applies(31) and not s.applies(32)
+    big = _dot_patch(32)
+    assert s.apply(big) is big
+
+
+def test_crop_batch_sharpens_only_small_boxes() -> None:
+    img = np.full((200, 200, 3), 90, np.uint8)
+    img[48:52, 48:52] = 170  # a mark inside a small box
+    img[148:152, 148:152] = 170  # and inside a large one
+    boxes = np.array([[40, 40, 60, 60], [110, 110, 190, 190]], np.float32)
+    s = Sharpen(below=32, amount=1.0)
+    plain = crop_batch(img, boxes, 56)
+    sharp = crop_batch(img, boxes, 56, sharpen=s)
+    assert sharp[0].max() > plain[0].max()  # the 25 px crop of the 20 px box is sharpened
+    np.testing.assert_array_equal(sharp[1], plain[1])  # the 100 px crop is not
+    np.testing.assert_array_equal(square_crop(img, boxes[0], 56, sharpen=None), square_crop(img, boxes[0], 56))

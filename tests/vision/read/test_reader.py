@@ -15,7 +15,7 @@ from vision.read.backends import BackendUnavailable, available_backends, load_mo
 from vision.read.detections import DIE_FACES, NOT_AN_INDEX, Reading
 from vision.read.manifest import ClassifierSpec, ManifestError, ReaderManifest
 from vision.read.policy import Mode, ReadPolicy
-from vision.read.reader import DEFAULT_MODEL_DIR, DiceReader, InvalidImage, as_bgr, load_reader
+from vision.read.reader import DEFAULT_MODEL_DIR, DiceReader, InvalidImage, Step, as_bgr, load_reader
 from vision.read.vocabulary import Vocabulary
 
 EXPECTED = [  # left to right: (face, colour, uncertain)
@@ -474,3 +474,36 @@ def test_a_photo_is_detected_at_the_photo_input_size_and_a_live_frame_at_its_own
     photo = reader.in_mode(Mode.PHOTO)
     photo.read(tiny.scene())  # a photo: 640 on the long side
     assert photo.detector.inputs[-1][0][2:] == (480, 640)
+
+
+class _CropSpy(tiny.FakeClassifier):
+    """The tiny classifier, keeping every batch of crops it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.crops: list[np.ndarray] = []
+
+    def run(self, x: np.ndarray) -> list[np.ndarray]:
+        self.crops.append(x.copy())
+        return super().run(x)
+
+
+def test_small_dice_crops_are_sharpened_unless_the_step_is_left_out() -> None:
+    spy = _CropSpy()
+    reader = DiceReader(tiny.manifest(), tiny.FakeDetector(), spy)
+    below = reader.policy.dice.sharpen_below
+    image = np.full((200, 200, 3), 90, np.uint8)
+    image[48:52, 48:52] = 170
+    image[148:152, 148:152] = 170
+    small = 0.8 * below / 1.25  # its crop is cut under sharpen_below pixels a side
+    boxes = np.array([[50 - small / 2, 50 - small / 2, 50 + small / 2, 50 + small / 2],
+                      [110, 110, 190, 190]], np.float32)
+    reader.classify(image, boxes)
+    reader.without(Step.SHARPEN_SMALL).classify(image, boxes)
+    sharpened, plain = spy.crops
+    assert sharpened[0].max() > plain[0].max()
+    np.testing.assert_array_equal(sharpened[1], plain[1])
+    none = DiceReader(tiny.manifest(), tiny.FakeDetector(), spy,
+                      policy=replace(reader.policy, dice=replace(reader.policy.dice, sharpen_below=0.0)))
+    none.classify(image, boxes)
+    np.testing.assert_array_equal(spy.crops[-1], plain)
