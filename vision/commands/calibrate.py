@@ -60,14 +60,16 @@ def labelled_dice(items: Sequence[LabelledImage], faces: Sequence[str]) -> list[
 
 
 def readings(reader, images: list[tuple[Path, list[Any]]]) -> tuple[np.ndarray, np.ndarray, list[str], list[str | None]]:
-    """The classifier's untempered probabilities for every die, read from its true box."""
+    """The classifier's untempered probabilities for every die, read from its true box, its
+    crop cut as the reader cuts it (small crops sharpened by the reader's policy)."""
     spec = replace(reader.manifest.classifier, temperature=1.0, colour_temperature=1.0)
     face_ps, colour_ps, faces, colours = [], [], [], []
     for path, dice in images:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             raise DatasetError(f"{path}: not an image")
-        f, c = classify_crops(reader.classifier, spec, image, np.array([d.box for d in dice], np.float32))
+        f, c = classify_crops(reader.classifier, spec, image, np.array([d.box for d in dice], np.float32),
+                              sharpen=reader.policy.dice.sharpen)
         face_ps.append(f)
         colour_ps.append(c)
         faces += [d.face for d in dice]
