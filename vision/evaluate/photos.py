@@ -60,7 +60,7 @@ ABLATIONS: dict[str, str] = {
     "pieces-and-clusters": "a large die's pieces and boxes of clustered dice left out",
     "no-die-drop": "boxes the classifier reads as no die left out",
     "cross-checks": "die boxes holding a card index, and index boxes holding a die, left out",
-    "sharpen-small": "small dice crops sharpened before they are enlarged",
+    "sharpen-soft": "small or out-of-focus dice crops sharpened before they are resized",
     "card-closer-look": "card indices found at the photo's larger detector input, not the live frame's",
     "card-body": "cards read from their bodies too, not their corners alone",
     "card-turns": "each card index read at its quarter turns, not once",
@@ -76,7 +76,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
     >>> ablated(None, "sharpening")  # type: ignore[arg-type]
     Traceback (most recent call last):
     ...
-    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, sharpen-small, card-closer-look, card-body, card-turns
+    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, vouching, pieces-and-clusters, no-die-drop, cross-checks, sharpen-soft, card-closer-look, card-body, card-turns
     """
     if step not in ABLATIONS:
         raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
@@ -90,7 +90,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
         "pieces-and-clusters": lambda: reader.without(Step.PIECES_AND_CLUSTERS),
         "no-die-drop": lambda: reader.without(Step.NO_DIE_DROP),
         "cross-checks": lambda: reader.without(Step.CROSS_CHECKS),
-        "sharpen-small": lambda: reader.without(Step.SHARPEN_SMALL),
+        "sharpen-soft": lambda: reader.without(Step.SHARPEN_SOFT),
         "card-closer-look": lambda: reader if reader.cards is None or live_card_imgsz in (None, reader.cards.imgsz)
         else reader.with_card_imgsz(live_card_imgsz),
         "card-body": reader.without_card_body,

@@ -271,37 +271,60 @@ def resize_square(patch: np.ndarray, size: int) -> np.ndarray:
     return cv2.resize(patch, (size, size), interpolation=interp)
 
 
+def focus(patch: np.ndarray) -> float:
+    """How sharp a crop's edges are: the mean absolute Laplacian of its grey over its mean
+    gradient magnitude. A die in focus measures about 0.15-0.4 (a 2-3 px edge), one out of
+    focus under 0.1, whatever its size or contrast; flat ground measures 0.
+
+    >>> ring = np.zeros((40, 40, 3), np.uint8); ring[10:30, 10:30] = 200
+    >>> round(focus(ring), 2) > 0.15, focus(cv2.GaussianBlur(ring, (0, 0), 2.0)) < 0.1
+    (True, True)
+    >>> focus(np.full((8, 8, 3), 90, np.uint8))
+    0.0
+    """
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
+    grey = grey.astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    gradient = float(np.sqrt(gx * gx + gy * gy).mean())
+    if gradient < 1e-3:
+        return 0.0
+    return float(np.abs(cv2.Laplacian(grey, cv2.CV_32F, ksize=1)).mean() / gradient)
+
+
 @dataclass(frozen=True)
 class Sharpen:
-    """Unsharp masking of a small crop at the frame's own resolution, before it is enlarged.
+    """Unsharp masking of a soft crop at the frame's own resolution, before it is resized.
 
-    A die a few pixels across is enlarged two or three times into the classifier's input,
-    and a soft camera leaves its marks as faint smudges; the renders the classifiers learnt
-    from draw them crisper. A crop cut at under ``below`` pixels a side is sharpened by
-    ``amount`` (``patch + amount * (patch - blur)``, the blur Gaussian of ``sigma`` px);
-    larger crops are left as they are. What it earns, and on which photos, is in the model
-    card (``tableref eval --ablate sharpen-small``).
+    The classifiers learnt dice from renders that draw their marks crisply. A die a few
+    pixels across is enlarged two or three times into the classifier's input, and a soft
+    camera leaves its marks as faint smudges; a camera out of focus blurs dice of any size.
+    A crop cut at under ``below`` pixels a side, or whose :func:`focus` is under
+    ``soft_below``, is sharpened by ``amount`` (``patch + amount * (patch - blur)``, the blur
+    Gaussian of ``sigma`` px); other crops are left as they are. What it earns, and on which
+    photos, is in the model card (``tableref eval --ablate sharpen-soft``).
 
     >>> patch = np.full((9, 9, 3), 100, np.uint8); patch[4, 4] = 160
-    >>> s = Sharpen(below=16, amount=1.0)
+    >>> s = Sharpen(below=16, soft_below=0.1, amount=1.0)
     >>> int(s.apply(patch)[4, 4, 0]) > 160, int(s.apply(patch)[0, 0, 0])
     (True, 100)
-    >>> big = np.full((20, 20, 3), 100, np.uint8); big[10, 10] = 160
-    >>> bool((s.apply(big) == big).all())
-    True
+    >>> big = np.full((20, 20, 3), 100, np.uint8); big[8:12, 8:12] = 160
+    >>> bool((s.apply(big) == big).all()), s.applies(cv2.GaussianBlur(big, (0, 0), 2.0))
+    (True, True)
     """
 
     below: float
+    soft_below: float
     amount: float
     sigma: float = 1.0
 
-    def applies(self, side: int) -> bool:
-        """Whether a crop cut at ``side`` pixels is sharpened."""
-        return side < self.below
+    def applies(self, patch: np.ndarray) -> bool:
+        """Whether ``patch`` (a crop as cut from the frame) is sharpened: it is small, or out of focus."""
+        return patch.shape[0] < self.below or (self.soft_below > 0 and focus(patch) < self.soft_below)
 
     def apply(self, patch: np.ndarray) -> np.ndarray:
-        """``patch`` (``uint8``, square) sharpened when it is small enough, else ``patch`` itself."""
-        if not self.applies(patch.shape[0]):
+        """``patch`` (``uint8``, square) sharpened when :meth:`applies`, else ``patch`` itself."""
+        if not self.applies(patch):
             return patch
         blur = cv2.GaussianBlur(patch, (0, 0), self.sigma)
         return cv2.addWeighted(patch, 1.0 + self.amount, blur, -self.amount, 0)
@@ -311,7 +334,7 @@ def square_crop(
     image: np.ndarray, box: Sequence[float], size: int, expand: float = 1.25, sharpen: Sharpen | None = None,
 ) -> np.ndarray:
     """The classifier crop for one box (``uint8``, ``size x size x C``); with ``sharpen``, a
-    small crop is sharpened at the frame's resolution before it is resized."""
+    small or soft crop is sharpened at the frame's resolution before it is resized."""
     x0, y0, side = square_region(box, expand)
     patch = cut_square(image, x0, y0, side)
     if sharpen is not None:

@@ -233,12 +233,14 @@ class DiceKnobs:
     (:func:`vision.read.stages.holds_a_card_index`; an index is under a fifth of its card's long
     side). ``foreign_below``: on a table waiting for one game, a die whose face scores under
     this on every face of that game's dice is none of them (:func:`vision.live.pipeline.own_dice`).
-    ``sharpen_below`` / ``sharpen_amount``: a die's crop cut at under this many pixels a side
-    is sharpened by this much before it is enlarged for the classifiers
-    (:class:`~vision.read.boxes.Sharpen`; 0 px: never). Chosen on the foreign yardstick's
-    ``val`` split: at 32 px it reads 2.3 points more of its dice surely and right and leaves the
-    real tray's photos, whose crops are larger, as they were; at 40 px it cost the tray two
-    dice (model card).
+    ``sharpen_below`` / ``sharpen_soft_below`` / ``sharpen_amount``: a die's crop cut at under
+    this many pixels a side, or out of focus (its :func:`~vision.read.boxes.focus` under this),
+    is sharpened by this much before it is resized for the classifiers
+    (:class:`~vision.read.boxes.Sharpen`; 0: never). Chosen on the foreign yardstick's ``val``
+    split and the real tray's photos: at 32 px it reads 2.3 points more of the yardstick's dice
+    surely and right and leaves the tray's photos, whose crops are larger, as they were (at 40 px
+    it cost the tray two dice); a focus of 0.1 takes in every die of the tray through a lens out
+    of focus and none of it, nor of the yardstick, in focus (model card).
     """
 
     threshold: float = 0.5
@@ -253,6 +255,7 @@ class DiceKnobs:
     index_of_a_card: float = 0.25
     foreign_below: float = 0.2
     sharpen_below: float = 32.0
+    sharpen_soft_below: float = 0.1
     sharpen_amount: float = 1.0
 
     @property
@@ -260,14 +263,17 @@ class DiceKnobs:
         """How small dice crops are sharpened (None: never).
 
         >>> DiceKnobs().sharpen
-        Sharpen(below=32.0, amount=1.0, sigma=1.0)
-        >>> DiceKnobs(sharpen_below=0).sharpen is None
+        Sharpen(below=32.0, soft_below=0.1, amount=1.0, sigma=1.0)
+        >>> DiceKnobs(sharpen_below=0, sharpen_soft_below=0).sharpen is None
         True
         """
-        return Sharpen(self.sharpen_below, self.sharpen_amount) if self.sharpen_below else None
+        if not (self.sharpen_below or self.sharpen_soft_below):
+            return None
+        return Sharpen(self.sharpen_below, self.sharpen_soft_below, self.sharpen_amount)
 
     def __post_init__(self) -> None:
         _score("dice", "sharpen_below", self.sharpen_below, 0.0, 1024.0)
+        _score("dice", "sharpen_soft_below", self.sharpen_soft_below)
         _score("dice", "sharpen_amount", self.sharpen_amount, 0.0, 4.0, open_low=True)
         for name in ("threshold", "vouch_none", "specialist_min_mass", "foreign_below"):
             _score("dice", name, getattr(self, name))  # 0 is a choice: nothing flagged, vouched, foreign

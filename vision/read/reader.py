@@ -124,7 +124,7 @@ class Step(Enum):
     PIECES_AND_CLUSTERS = "pieces-and-clusters"  # a large die's pieces and boxes of clustered dice left out
     NO_DIE_DROP = "no-die-drop"  # boxes read as no die (DiceKnobs.no_die_drop) left out
     CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
-    SHARPEN_SMALL = "sharpen-small"  # a small die's crop sharpened before it is enlarged (DiceKnobs.sharpen)
+    SHARPEN_SOFT = "sharpen-soft"  # a small or out-of-focus die's crop sharpened before it is resized (DiceKnobs.sharpen)
 
 
 class InvalidImage(ValueError):
@@ -423,7 +423,7 @@ class DiceReader:
     def _classify_by(
         self, model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        sharpen = None if Step.SHARPEN_SMALL in self.skipped else self.policy.dice.sharpen
+        sharpen = None if Step.SHARPEN_SOFT in self.skipped else self.policy.dice.sharpen
         face_p, colour_p = classify_crops(model, spec, image, boxes, sharpen=sharpen)
         if self.second_look is not None:
             face_p, colour_p = second_look(model, spec, image, boxes, face_p, colour_p, self.second_look, sharpen)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from vision.read.boxes import (
-    PAD_VALUE, Sharpen, contained_share, crop_batch, cut_square, held_by, iou, iou_matrix, letterbox, nms, smaller_share,
+    PAD_VALUE, Sharpen, contained_share, crop_batch, focus, cut_square, held_by, iou, iou_matrix, letterbox, nms, smaller_share,
     square_crop, square_region, xywh_to_xyxy,
 )
 
@@ -143,7 +144,7 @@ def _dot_patch(side: int) -> np.ndarray:
 
 
 def test_sharpen_lifts_a_small_crops_marks_and_leaves_flat_ground_alone() -> None:
-    s = Sharpen(below=32, amount=1.0)
+    s = Sharpen(below=32, soft_below=0.1, amount=1.0)
     small = _dot_patch(20)
     out = s.apply(small)
     assert out.dtype == np.uint8 and out.shape == small.shape
@@ -152,11 +153,24 @@ def test_sharpen_lifts_a_small_crops_marks_and_leaves_flat_ground_alone() -> Non
     assert int(out[10, 12, 0]) < 90  # a dark rim round the mark: an unsharp mask's halo
 
 
-def test_sharpen_leaves_crops_from_its_size_up_untouched() -> None:
-    s = Sharpen(below=32, amount=1.0)
-    assert s.applies(31) and not s.applies(32)
+def test_sharpen_leaves_crops_in_focus_from_its_size_up_untouched() -> None:
+    s = Sharpen(below=32, soft_below=0.1, amount=1.0)
+    assert s.applies(_dot_patch(31)) and not s.applies(_dot_patch(32))
     big = _dot_patch(32)
     assert s.apply(big) is big
+
+
+def test_sharpen_takes_in_a_large_crop_out_of_focus() -> None:
+    img = np.zeros((80, 80, 3), np.uint8)
+    cv2.circle(img, (40, 40), 25, (230, 230, 230), -1)
+    for x, y in ((30, 30), (50, 50), (40, 40)):
+        cv2.circle(img, (x, y), 4, (20, 20, 20), -1)
+    soft = cv2.GaussianBlur(img, (0, 0), 2.5)
+    s = Sharpen(below=32, soft_below=0.1, amount=1.0)
+    assert focus(img) > 0.15 and focus(soft) < 0.1
+    assert s.apply(img) is img
+    assert not np.array_equal(s.apply(soft), soft)
+    assert not Sharpen(below=32, soft_below=0.0, amount=1.0).applies(soft)  # 0: focus never asked
 
 
 def test_crop_batch_sharpens_only_small_boxes() -> None:
@@ -164,7 +178,7 @@ def test_crop_batch_sharpens_only_small_boxes() -> None:
     img[48:52, 48:52] = 170  # a mark inside a small box
     img[148:152, 148:152] = 170  # and inside a large one
     boxes = np.array([[40, 40, 60, 60], [110, 110, 190, 190]], np.float32)
-    s = Sharpen(below=32, amount=1.0)
+    s = Sharpen(below=32, soft_below=0.1, amount=1.0)
     plain = crop_batch(img, boxes, 56)
     sharp = crop_batch(img, boxes, 56, sharpen=s)
     assert sharp[0].max() > plain[0].max()  # the 25 px crop of the 20 px box is sharpened

@@ -84,6 +84,7 @@ def test_each_mode_takes_its_look() -> None:
     (lambda: AlternativeKnobs(mass=1.2), "mass"),
     (lambda: DiceKnobs(sharpen_below=-1.0), "sharpen_below"),
     (lambda: DiceKnobs(sharpen_amount=0.0), "sharpen_amount"),
+    (lambda: DiceKnobs(sharpen_soft_below=1.5), "sharpen_soft_below"),
     (lambda: DiceKnobs(sharpen_amount=5.0), "sharpen_amount"),
     (lambda: SettleConfig(faint_memory=-1), "faint_memory"),
     (lambda: SettleConfig(stable_frames=8, flicker_frames=4), "flicker_frames"),

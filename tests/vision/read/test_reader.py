@@ -499,11 +499,11 @@ def test_small_dice_crops_are_sharpened_unless_the_step_is_left_out() -> None:
     boxes = np.array([[50 - small / 2, 50 - small / 2, 50 + small / 2, 50 + small / 2],
                       [110, 110, 190, 190]], np.float32)
     reader.classify(image, boxes)
-    reader.without(Step.SHARPEN_SMALL).classify(image, boxes)
+    reader.without(Step.SHARPEN_SOFT).classify(image, boxes)
     sharpened, plain = spy.crops
     assert sharpened[0].max() > plain[0].max()
     np.testing.assert_array_equal(sharpened[1], plain[1])
     none = DiceReader(tiny.manifest(), tiny.FakeDetector(), spy,
-                      policy=replace(reader.policy, dice=replace(reader.policy.dice, sharpen_below=0.0)))
+                      policy=replace(reader.policy, dice=replace(reader.policy.dice, sharpen_below=0.0, sharpen_soft_below=0.0)))
     none.classify(image, boxes)
     np.testing.assert_array_equal(spy.crops[-1], plain)
