@@ -239,7 +239,7 @@ class DiceKnobs:
     (:class:`~vision.read.boxes.Sharpen`; 0: never). Chosen on the foreign yardstick's ``val``
     split and the real tray's photos: at 32 px it reads 2.3 points more of the yardstick's dice
     surely and right and leaves the tray's photos, whose crops are larger, as they were (at 40 px
-    it cost the tray two dice); a focus of 0.1 takes in every die of the tray through a lens out
+    it cost the tray two dice); a focus of 0.1 takes in all but one die of the tray through a lens out
     of focus and none of it, nor of the yardstick, in focus (model card).
     """
 
