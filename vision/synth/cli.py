@@ -23,7 +23,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from vision.synth import card_fonts, kanafonts
+from vision.synth import card_fonts
 from vision.synth.card_layout import LAYOUTS, CardOptions
 from vision.synth.card_scene import CardSceneConfig, check_config
 from vision.synth.scene import MARBLED, SceneConfig
@@ -48,9 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "without it a seed renders as before they existed)")
     parser.add_argument("--font-pool", action="store_true",
                         help="with --wide-decks (--cards or --mixed): half the decks take a corner-index font from Debian's "
-                             "installed fonts (vision/synth/card_fonts.py: POOL_INDEX_FONTS); with --wide-faces: half the dice "
-                             "take their katakana from Debian's (vision/synth/kanafonts.py: POOL_KANA_FONTS); their packages "
-                             "must be installed")
+                             "installed fonts (vision/synth/card_fonts.py: POOL_INDEX_FONTS; their packages must be installed)")
     parser.add_argument("--families", help=f"comma-separated table families (default: {','.join(TRAIN_FAMILIES)})")
     parser.add_argument("--dice-sets", help=f"comma-separated dice sets to draw scenes from (default: all of {','.join(GAMES)})")
     parser.add_argument("--marbled", type=float, default=None, metavar="P",
@@ -94,13 +92,11 @@ def run(args: argparse.Namespace) -> int:
         print("tableref synth: --wide-decks needs --cards, --mixed or --reveals doubt", file=sys.stderr)
         return 2
     pool = getattr(args, "font_pool", False)
-    wide_faces = bool(getattr(args, "wide_faces", False))
-    if pool and not (wide and (cards or mixed)) and not wide_faces:
-        print("tableref synth: --font-pool needs --wide-decks with --cards or --mixed, or --wide-faces", file=sys.stderr)
+    if pool and not (wide and (cards or mixed)):
+        print("tableref synth: --font-pool needs --wide-decks with --cards or --mixed", file=sys.stderr)
         return 2
-    missing = (card_fonts.missing_pool_packages() if wide and (cards or mixed) else []) + (kanafonts.missing_pool_packages() if wide_faces else [])
-    if pool and missing:
-        print("tableref synth: --font-pool needs Debian's fonts: apt-get install " + " ".join(sorted(set(missing))), file=sys.stderr)
+    if pool and (missing := card_fonts.missing_pool_packages()):
+        print("tableref synth: --font-pool needs Debian's fonts: apt-get install " + " ".join(missing), file=sys.stderr)
         return 2
     sets_arg = getattr(args, "dice_sets", None)
     if sets_arg and cards:
@@ -126,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         card_options = CardOptions(layouts=layouts, heldout=args.heldout, wide_decks=wide, font_pool=pool) if mixed else None
         config = SceneConfig(width=args.width, height=args.height, table_families=families, cards=card_options, dice_sets=dice_sets,
-                             marbled=MARBLED if marbled is None else marbled, wide_faces=wide_faces,
-                             kana_pool=pool and wide_faces)
+                             marbled=MARBLED if marbled is None else marbled, wide_faces=bool(getattr(args, "wide_faces", False)))
     try:
         from vision.synth.scene import _check
 

@@ -90,13 +90,9 @@ class _Style:
 WHEEL_FORMS: tuple[str, ...] = ("classic", "disc", "bold", "knobless", "double")
 
 
-def _style(rng: np.random.Generator, body: str, design: str, wide: bool = False, pool: bool = False) -> _Style:
+def _style(rng: np.random.Generator, body: str, design: str, wide: bool = False) -> _Style:
     """One die's lettering and marks; ``wide`` also draws the training-only katakana fonts and
-    wheel forms, and ``pool`` (with ``wide``) takes the katakana from Debian's pool for
-    :data:`~vision.synth.kanafonts.POOL_SHARE` of the dice (each after every other draw, so a
-    render without them is unchanged)."""
-    if pool and not wide:
-        raise ValueError("the katakana pool is for wide-face training dice")
+    wheel forms (after every other draw, so a render without it is unchanged)."""
     inks = ink_choices(body)
     ink = inks[int(rng.integers(len(inks)))]
     if design.startswith("nine"):
@@ -125,11 +121,8 @@ def _style(rng: np.random.Generator, body: str, design: str, wide: bool = False,
     )
     if not wide:
         return st
-    st = replace(st, font=fonts.WIDE_KANA_FONTS[int(rng.choice(len(fonts.WIDE_KANA_FONTS), p=fonts.WIDE_KANA_WEIGHTS))],
-                 wheel_form=WHEEL_FORMS[int(rng.integers(len(WHEEL_FORMS)))])
-    if pool and rng.random() < fonts.POOL_SHARE:
-        st = replace(st, font=fonts.POOL_KANA_PATHS[int(rng.integers(len(fonts.POOL_KANA_PATHS)))])
-    return st
+    return replace(st, font=fonts.WIDE_KANA_FONTS[int(rng.choice(len(fonts.WIDE_KANA_FONTS), p=fonts.WIDE_KANA_WEIGHTS))],
+                   wheel_form=WHEEL_FORMS[int(rng.integers(len(WHEEL_FORMS)))])
 
 
 def red_shows_on(body: str) -> bool:
@@ -253,15 +246,14 @@ def _ink_rgb(name: str) -> np.ndarray:
     return srgb_to_linear(np.array(INK_COLOURS[name], np.float32) / 255.0)
 
 
-def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, design: str, tex: int = TEX, wide: bool = False,
-               pool: bool = False) -> FaceAtlas:
+def make_atlas(rng: np.random.Generator, faces: tuple[str, ...], body: str, design: str, tex: int = TEX, wide: bool = False) -> FaceAtlas:
     """Draw the six faces of one die into an atlas of ``tex`` texels per face (see the module doc).
 
     Choose ``tex`` about twice the die's size in pixels: the faces are then drawn
     already filtered for that size, and small dice cost little. ``wide`` draws the
-    training-only fonts and wheel forms too, ``pool`` Debian's katakana fonts as well.
+    training-only fonts and wheel forms too.
     """
-    st = _style(rng, body, design, wide, pool)
+    st = _style(rng, body, design, wide)
     pad = pad_for(tex)
     cell = tex + 2 * pad
     draw = tex * _SS if tex <= 64 else tex

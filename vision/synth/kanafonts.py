@@ -8,20 +8,6 @@ True
 (True, 1.0)
 >>> all(has_glyph(p, "ブ") and has_glyph(p, "プ") for p in EXTRA_KANA_FONTS)
 True
-
-:data:`POOL_KANA_FONTS` are Debian's own fonts, read where Debian installs them and never
-shipped: 44 katakana designs (gothic and mincho of every weight, rounded, brush, pen,
-bitmap, and the kana of Korean and Chinese fonts), for training dice that ask for the pool
-(``tableref synth --wide-faces --font-pool``). A katakana font the reader never saw is what
-it reads worst; the more designs it trains on, the fewer are foreign. None is a font of the
-yardstick's measured designs (``vision/yardstick/fonts.py``: Sawarabi, Motoya Maruberi,
-Migu, Konatu, Ume Mincho), nor M+ or VL Gothic, whose kana Migu shares.
-:func:`missing_pool_packages` says what to install.
-
->>> from vision.yardstick.fonts import FONTS
->>> measured = {"sawarabi-gothic", "sawarabi-mincho", "maruberi", "migu", "konatu", "ume-mincho"}
->>> {path for path, _ in POOL_KANA_FONTS.values()} & {FONTS[k].path for k in measured}
-set()
 """
 
 from __future__ import annotations
@@ -60,65 +46,6 @@ EXTRA_KANA_FONTS: tuple[Path, ...] = (
 # evenly to the extras.
 WIDE_KANA_FONTS: tuple[Path, ...] = KANA_FONTS + EXTRA_KANA_FONTS
 WIDE_KANA_WEIGHTS: tuple[float, ...] = tuple(0.5 * w for w in KANA_WEIGHTS) + (0.5 / len(EXTRA_KANA_FONTS),) * len(EXTRA_KANA_FONTS)
-
-
-# The share of wide-face dice with the pool that take a pool font (faces._style).
-POOL_SHARE = 0.5
-
-_T, _O = "/usr/share/fonts/truetype/", "/usr/share/fonts/opentype/"
-# name -> (file, Debian package): the katakana pool (see the module doc).
-POOL_KANA_FONTS: dict[str, tuple[str, str]] = {
-    "ipa-gothic": (_O + "ipafont-gothic/ipag.ttf", "fonts-ipafont-gothic"),
-    "ipa-mincho": (_O + "ipafont-mincho/ipam.ttf", "fonts-ipafont-mincho"),
-    "noto-sans-light": (_O + "noto/NotoSansCJK-Light.ttc", "fonts-noto-cjk-extra"),
-    "noto-sans-medium": (_O + "noto/NotoSansCJK-Medium.ttc", "fonts-noto-cjk-extra"),
-    "noto-sans-black": (_O + "noto/NotoSansCJK-Black.ttc", "fonts-noto-cjk-extra"),
-    "noto-serif-light": (_O + "noto/NotoSerifCJK-Light.ttc", "fonts-noto-cjk-extra"),
-    "noto-serif-semibold": (_O + "noto/NotoSerifCJK-SemiBold.ttc", "fonts-noto-cjk-extra"),
-    "noto-serif-black": (_O + "noto/NotoSerifCJK-Black.ttc", "fonts-noto-cjk-extra"),
-    "aoyagi-kouzan": (_T + "aoyagi-kouzan-t/AoyagiKouzanT.ttf", "fonts-aoyagi-kouzan-t"),
-    "aoyagi-soseki": (_T + "aoyagi-soseki/aoyagi-soseki.ttf", "fonts-aoyagi-soseki"),
-    "kouzan-brush": (_T + "kouzan-mouhitsu/kouzan-mouhitsu.ttf", "fonts-kouzan-mouhitsu"),
-    "droid-fallback": (_T + "droid/DroidSansFallbackFull.ttf", "fonts-droid-fallback"),
-    "hanazono-mincho": (_T + "hanazono/HanaMinA.ttf", "fonts-hanazono"),
-    "ume-gothic": (_T + "horai-umefont/ume-tgo4.ttf", "fonts-horai-umefont"),
-    "ume-hy-gothic": (_T + "horai-umefont/ume-hgo4.ttf", "fonts-horai-umefont"),
-    "ume-gothic-c5": (_T + "horai-umefont/ume-tgc5.ttf", "fonts-horai-umefont"),
-    "ume-ui-gothic": (_T + "horai-umefont/ume-ugo4.ttf", "fonts-horai-umefont"),
-    "kiloji": (_T + "kiloji/kiloji.ttf", "fonts-kiloji"),
-    "kiloji-b": (_T + "kiloji/kiloji_b.ttf", "fonts-kiloji"),
-    "misaki-gothic": (_T + "misaki/misaki_gothic.ttf", "fonts-misaki"),
-    "oradano-mincho": (_T + "oradano-mincho/OradanoGSRR.ttf", "fonts-oradano-mincho-gsrr"),
-    "seto": (_T + "seto/setofont.ttf", "fonts-seto"),
-    "wqy-zenhei": (_T + "wqy/wqy-zenhei.ttc", "fonts-wqy-zenhei"),
-    "wqy-microhei": (_T + "wqy/wqy-microhei.ttc", "fonts-wqy-microhei"),
-    "yoz-standard": (_T + "yozvox-yozfont/YOzRS_.ttf", "fonts-yozvox-yozfont"),
-    "yoz-new-bold": (_T + "yozvox-yozfont/YOzBN_.ttf", "fonts-yozvox-yozfont"),
-    "yoz-antique": (_T + "yozvox-yozfont/YOzRA_.ttf", "fonts-yozvox-yozfont"),
-    "yoz-edo": (_T + "yozvox-yozfont/YOzRE_.ttf", "fonts-yozvox-yozfont"),
-    "yoz-cute-bold": (_T + "yozvox-yozfont/YOzBC_.ttf", "fonts-yozvox-yozfont"),
-    "baekmuk-batang": (_T + "baekmuk/batang.ttf", "fonts-baekmuk"),
-    "baekmuk-dotum": (_T + "baekmuk/dotum.ttf", "fonts-baekmuk"),
-    "baekmuk-gulim": (_T + "baekmuk/gulim.ttf", "fonts-baekmuk"),
-    "baekmuk-headline": (_T + "baekmuk/hline.ttf", "fonts-baekmuk"),
-    "un-batang-bold": (_T + "unfonts-core/UnBatangBold.ttf", "fonts-unfonts-core"),
-    "un-graphic": (_T + "unfonts-core/UnGraphic.ttf", "fonts-unfonts-core"),
-    "un-dinaru-bold": (_T + "unfonts-core/UnDinaruBold.ttf", "fonts-unfonts-core"),
-    "un-pilgi": (_T + "unfonts-core/UnPilgi.ttf", "fonts-unfonts-core"),
-    "un-gungseo": (_T + "unfonts-core/UnGungseo.ttf", "fonts-unfonts-core"),
-    "un-dotum-bold": (_T + "unfonts-core/UnDotumBold.ttf", "fonts-unfonts-core"),
-    "nanum-barun-gothic-bold": (_T + "nanum/NanumBarunGothicBold.ttf", "fonts-nanum"),
-    "nanum-square-bold": (_T + "nanum/NanumSquareB.ttf", "fonts-nanum"),
-    "nanum-myeongjo-bold": (_T + "nanum/NanumMyeongjoBold.ttf", "fonts-nanum"),
-    "arphic-ukai": (_T + "arphic/ukai.ttc", "fonts-arphic-ukai"),
-    "arphic-uming": (_T + "arphic/uming.ttc", "fonts-arphic-uming"),
-}
-POOL_KANA_PATHS: tuple[Path, ...] = tuple(Path(path) for path, _ in POOL_KANA_FONTS.values())
-
-
-def missing_pool_packages() -> list[str]:
-    """The Debian packages of the katakana pool whose fonts are not installed here, sorted."""
-    return sorted({package for path, package in POOL_KANA_FONTS.values() if not Path(path).is_file()})
 
 
 @lru_cache(maxsize=64)

@@ -92,7 +92,6 @@ class SceneConfig:
     dice_sets: tuple[str, ...] | None = None  # random dice from these game sets only (sets.GAMES); None = all
     marbled: float = MARBLED  # chance a pips or Liar's die that is not translucent has a marbled body
     wide_faces: bool = False  # dice also drawn with the training-only katakana fonts and wheel forms
-    kana_pool: bool = False  # with wide_faces: half the dice's katakana in a font of Debian's pool (kanafonts.POOL_KANA_FONTS)
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -113,8 +112,6 @@ class SceneConfig:
             del out["marbled"]
         if not self.wide_faces:
             del out["wide_faces"]  # as a config read before wide faces
-        if not self.kana_pool:
-            del out["kana_pool"]  # and before the katakana pool
         return out
 
 
@@ -160,8 +157,6 @@ def _check(config: SceneConfig) -> None:
         check_families(config.table_families)
     if not 0.0 < config.min_visible <= 1.0:
         raise BadSceneConfig("min_visible must be in (0, 1]")
-    if config.kana_pool and not config.wide_faces:
-        raise BadSceneConfig("the katakana pool is for wide-face training dice (wide_faces)")
     if config.cards is not None:
         check_options(config.cards)
     if config.dice_sets is not None:
@@ -619,7 +614,7 @@ def _render(rng: np.random.Generator, config: SceneConfig, plain: bool) -> Rende
         blank = not d.labelled
         atlas_tex = int(np.clip(2.0 * die_px * w / 640.0 * d.half * 2.0 / die_mm, 24, 128)) // 8 * 8
         faces = ("blank",) * 6 if blank else DESIGNS[s.design].faces
-        atlas = make_atlas(rng, faces, s.colour or "white", s.design, atlas_tex, wide=config.wide_faces, pool=config.kana_pool)
+        atlas = make_atlas(rng, faces, s.colour or "white", s.design, atlas_tex, wide=config.wide_faces)
         mat, swirl, mkind = _material(rng, s.colour or "white", allow_fancy=s.design in ("pips", "liars") and not blank,
                                       marbled=config.marbled, inks=atlas.inks)
         if blank:
