@@ -67,11 +67,6 @@ class AugmentConfig:
     perspective: float = 0.06  # corner jitter, of the crop side
     p_lowres: float = 0.35
     lowres_side: tuple[int, int] = (16, 40)
-    # Of the crops that lose resolution, the share whose camera noise and JPEG fall on the small
-    # image, which the reader then sharpens as it sharpens a small crop cut from a frame
-    # (DiceKnobs().sharpen), before it is enlarged: what a far webcam's die looks like in the
-    # reader. 0: off, and no number drawn, so older runs draw the same views.
-    p_small_camera: float = 0.0
     p_blur: float = 0.2
     blur_sigma: tuple[float, float] = (0.3, 0.9)
     p_motion: float = 0.0  # a line blur, as a die or the camera moving shows it (0: no number drawn)
@@ -103,30 +98,6 @@ def white_balance_gains(rng: np.random.Generator, ratio: float, tint: float) -> 
     return np.float32([np.exp(-half), green, np.exp(half)])
 
 
-def small_camera(small: np.ndarray, rng: np.random.Generator, cfg: AugmentConfig = AugmentConfig()) -> np.ndarray:
-    """A die's crop at the few pixels a far webcam gives it, as the reader sees it: the
-    camera's noise and JPEG at that size (each as often as :func:`augment` draws them), then
-    the reader's own sharpening of a small crop (:class:`~vision.read.boxes.Sharpen`).
-
-    >>> small = np.full((20, 20, 3), 120, np.uint8)
-    >>> small_camera(small, np.random.default_rng(0)).shape
-    (20, 20, 3)
-    """
-    from vision.read.policy import DiceKnobs
-
-    img = small
-    if rng.random() < cfg.p_noise:
-        noisy = img.astype(np.float32) + rng.normal(0, rng.uniform(*cfg.noise_sigma), img.shape).astype(np.float32)
-        img = noisy.clip(0, 255).astype(np.uint8)
-    if rng.random() < cfg.p_jpeg:
-        q = int(rng.integers(cfg.jpeg_quality[0], cfg.jpeg_quality[1] + 1))
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-        if ok:
-            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    sharpen = DiceKnobs().sharpen
-    return img if sharpen is None else sharpen.apply(img)
-
-
 def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentConfig = AugmentConfig()) -> np.ndarray:
     """One random ``size x size`` view of a context crop."""
     c = ctx.shape[0]
@@ -144,8 +115,6 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, size: int, cfg: AugmentCo
         side = int(rng.integers(cfg.lowres_side[0], cfg.lowres_side[1] + 1))
         if side < size:
             small = cv2.resize(out, (side, side), interpolation=cv2.INTER_AREA)
-            if cfg.p_small_camera > 0.0 and rng.random() < cfg.p_small_camera:
-                small = small_camera(small, rng, cfg)
             out = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
     if rng.random() < cfg.p_blur:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(*cfg.blur_sigma))

@@ -60,7 +60,6 @@ class ClassifierConfig:
     jpeg_min: int = 40  # augmentation: lowest JPEG quality drawn
     blur_max: float = 0.9  # augmentation: largest Gaussian blur drawn, sigma in crop px
     motion: float = 0.0  # augmentation: share of crops given a line (motion) blur (0 = off)
-    small_camera: float = 0.0  # augmentation: share of resolution-lost crops degraded at their small size (0 = off)
     teacher: str | None = None  # an exported classifier (.onnx, manifest beside it) whose readings are soft targets
     distill: float = 0.5  # with a teacher: the share of a die crop's loss taken from the teacher's readings
     distill_temp: float = 2.0  # with a teacher: both networks' logits are divided by this before they are compared
@@ -70,8 +69,7 @@ class ClassifierConfig:
         """The augmentation of the rendered crops (the real tray's may turn further: see _dataset)."""
         return AugmentConfig(rotation=self.rotation, white_balance=self.white_balance,
                              jpeg_quality=(self.jpeg_min, AugmentConfig.jpeg_quality[1]),
-                             blur_sigma=(AugmentConfig.blur_sigma[0], self.blur_max), p_motion=self.motion,
-                             p_small_camera=self.small_camera)
+                             blur_sigma=(AugmentConfig.blur_sigma[0], self.blur_max), p_motion=self.motion)
 
 
 @dataclass

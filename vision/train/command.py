@@ -202,10 +202,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cls-motion", type=_share_of("the crops"), default=0.0, metavar="P",
                         help="classifier augmentation: the share of crops given a line blur of 2-8 crop px at any "
                              "angle, as a die or the camera moving shows it (default 0: off)")
-    parser.add_argument("--cls-small-camera", type=_share_of("the resolution-lost crops"), default=0.0, metavar="P",
-                        help="classifier augmentation: the share of the crops shrunk to 16-40 px whose noise and JPEG "
-                             "fall at that size and which the reader's small-crop sharpening then sharpens, before "
-                             "they are enlarged, as a far webcam's dice reach the classifier (default 0: off)")
     parser.add_argument("--cls-width", type=float, default=1.0,
                         help="classifier width multiple; with a narrower --cls-init the network is widened, "
                              "starting out computing what the narrower one did")
@@ -553,7 +549,7 @@ def run_classifier(
                            colour_weight=target.second_weight,
                            init=str(args.cls_init) if args.cls_init else None, workers=args.workers, device=torch_device,
                            minutes=args.cls_minutes, white_balance=args.cls_white_balance, jpeg_min=args.cls_jpeg_min,
-                           blur_max=args.cls_blur, motion=args.cls_motion, small_camera=args.cls_small_camera,
+                           blur_max=args.cls_blur, motion=args.cls_motion,
                            teacher=str(args.cls_teacher) if args.cls_teacher else None, distill=args.cls_distill,
                            distill_temp=args.cls_distill_temp, arch=args.cls_arch)
     if cfg.teacher and (specialist or target.kind == "card"):

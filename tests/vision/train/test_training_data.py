@@ -89,11 +89,8 @@ def test_a_classifier_run_names_its_camera_augmentation():
     assert ClassifierConfig(blur_max=parser.parse_args(["--cls-blur", "2.4"]).cls_blur).augmentation().blur_sigma == (0.3, 2.4)
     assert parser.parse_args([]).cls_blur == AugmentConfig().blur_sigma[1]
     assert ClassifierConfig(motion=parser.parse_args(["--cls-motion", "0.15"]).cls_motion).augmentation().p_motion == 0.15
-    small = parser.parse_args(["--cls-small-camera", "1"]).cls_small_camera
-    assert ClassifierConfig(small_camera=small).augmentation().p_small_camera == 1.0
-    assert parser.parse_args([]).cls_small_camera == 0.0
     for bad in (["--cls-white-balance", "0.5"], ["--cls-jpeg-min", "0"], ["--cls-jpeg-min", "99"],
-                ["--cls-blur", "0.1"], ["--cls-blur", "20"], ["--cls-motion", "1.5"], ["--cls-small-camera", "1.5"]):
+                ["--cls-blur", "0.1"], ["--cls-blur", "20"], ["--cls-motion", "1.5"]):
         with pytest.raises(SystemExit):
             parser.parse_args(bad)
 
