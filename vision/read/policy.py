@@ -260,7 +260,7 @@ class DiceKnobs:
 
     @property
     def sharpen(self) -> Sharpen | None:
-        """How small dice crops are sharpened (None: never).
+        """How small or out-of-focus dice crops are sharpened (None: never).
 
         >>> DiceKnobs().sharpen
         Sharpen(below=32.0, soft_below=0.1, amount=1.0, sigma=1.0)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.read.boxes import (
-    PAD_VALUE, Sharpen, contained_share, crop_batch, focus, cut_square, held_by, iou, iou_matrix, letterbox, nms, smaller_share,
+    PAD_VALUE, Sharpen, contained_share, crop_batch, cut_square, focus, held_by, iou, iou_matrix, letterbox, nms, smaller_share,
     square_crop, square_region, xywh_to_xyxy,
 )
 
