@@ -4,7 +4,8 @@ The photos of a labelled set (any layout ``tableref eval`` reads: a teach labels
 yardstick split, a YOLO set with ``--split``) are shuffled with a fixed seed; a profile is
 taught from the first N of them for each N of ``--counts``, and every profile is scored on
 the same held-out photos (all after the largest N, or ``--held SET``). Each row gives the
-dice found, read surely right (accuracy), confidently wrong, and the accuracy on the held-out
+dice found, read surely right (accuracy), confidently wrong, the found dice whose labelled
+colour is read (colour), and the accuracy on the held-out
 dice whose face no taught photo showed (a profile must not make those worse), beside the
 base reader's row. ``--camera`` shows every photo as another camera would
 (:mod:`vision.synth.camera_shifts`): a colour cast or blur the base reader never trained on.
@@ -126,11 +127,11 @@ def run(args: argparse.Namespace) -> int:
                          ensure_ascii=False))
         return 0
     print(f"{args.dataset} ({args.camera or 'as taken'}): {len(held)} held-out photos, {rows[0]['dice']} dice")
-    print("taught  found  accuracy  conf.wrong  unseen faces (base -> profile)  teach s")
+    print("taught  found  accuracy  conf.wrong  colour  unseen faces (base -> profile)  teach s")
     for r in rows:
         u = r["unseen_faces"]
         unseen = "" if u is None else f"{u['dice']:4d} dice {_pct(u['base'])} -> {_pct(u['profile'])}"
         found = r["found"] / r["dice"] if r["dice"] else None
         print(f"{r['taught']:6d}  {_pct(found)}  {_pct(r['accuracy'])}    {_pct(r['confidently_wrong'])}"
-              f"      {unseen:30s}  {r['seconds']:6.2f}")
+              f"   {_pct(r.get('colour_accuracy'))}  {unseen:30s}  {r['seconds']:6.2f}")
     return 0

@@ -327,6 +327,8 @@ class HeldOut:
     cards: int = 0
     cards_sure_right: int = 0
     cards_sure_wrong: int = 0
+    colours: int = 0  # dice found whose colour is labelled
+    colours_right: int = 0  # of those, read in that colour
 
     @property
     def accuracy(self) -> float | None:
@@ -350,13 +352,17 @@ class HeldOut:
                        cards_sure_wrong=self.cards_sure_wrong,
                        card_accuracy=round(self.cards_sure_right / self.cards, 4),
                        cards_confidently_wrong=round(self.cards_sure_wrong / self.cards, 4))
+        if self.colours:
+            out.update(colours=self.colours, colours_right=self.colours_right,
+                       colour_accuracy=round(self.colours_right / self.colours, 4))
         return out
 
 
 def score_reading(reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.ndarray]]) -> HeldOut:
     """Read each photo with ``reader`` and count its readable labelled dice found, read
-    surely right and read surely wrong (a die is matched to the reading's box at IoU 0.5)."""
-    dice = found = right = wrong = cards = cards_right = cards_wrong = 0
+    surely right and read surely wrong (a die is matched to the reading's box at IoU 0.5),
+    and how many of the found dice whose colour is labelled are read in that colour."""
+    dice = found = right = wrong = cards = cards_right = cards_wrong = colours = colours_right = 0
     for photo, image in photos:
         labelled = [o for k, o in enumerate(photo.objects) if o.kind == "die" and photo.is_readable(k)]
         reading = reader.read(image)
@@ -374,12 +380,15 @@ def score_reading(reader: DiceReader, photos: Iterable[tuple[LabelledImage, np.n
         dice += len(labelled)
         found += len(pairs)
         for g, p in pairs:
+            if labelled[g].colour is not None:
+                colours += 1
+                colours_right += read[p].colour == labelled[g].colour
             if not read[p].uncertain:
                 if read[p].face == labelled[g].face:
                     right += 1
                 else:
                     wrong += 1
-    return HeldOut(dice, found, right, wrong, cards, cards_right, cards_wrong)
+    return HeldOut(dice, found, right, wrong, cards, cards_right, cards_wrong, colours, colours_right)
 
 
 def held_out(

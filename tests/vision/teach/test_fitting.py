@@ -202,6 +202,8 @@ def test_held_out_scores_a_profile_on_photos_it_was_not_taught_from(table):
     pixels = [(photo, cv2.imread(str(photo.path))) for photo in photos]
     base = score_reading(reader, pixels[:1])
     assert (base.dice, base.found, base.sure_wrong) == (4, 4, 0) and base.sure_right < 4  # the grey die is unsure
+    # three dice have a labelled colour, each read in it
+    assert (base.colours, base.colours_right) == (3, 3) and base.to_json()["colour_accuracy"] == 1.0
     assert held_out(reader, pixels[:1]) is None
     every = held_out(reader, pixels)
     assert every is not None and every.dice == 4 * ROLLS and every.sure_right > ROLLS * base.sure_right
@@ -218,6 +220,10 @@ def test_teach_curve_scores_each_count_on_the_same_held_out_photos(table, capsys
     # one stays unsure: its box scored 0.40, under the detector's sure 0.5)
     assert rows[0]["accuracy"] == rows[1]["accuracy"] == 0.5
     assert rows[2]["accuracy"] == 0.75 and rows[2]["confidently_wrong"] == 0.0
+    assert all(r["colours"] == 3 * 2 and r["colour_accuracy"] == 1.0 for r in rows)  # 3 labelled colours a photo
+    assert main(["teach-curve", str(table["labels"]), "--models", str(table["models"]), "--counts", "1"]) == 0
+    header, base = capsys.readouterr().out.splitlines()[1:3]
+    assert "colour" in header.split() and base.split()[4] == "100.0%"
     assert main(["teach-curve", str(table["labels"]), "--models", str(table["models"]), "--counts", str(ROLLS)]) == 2
     assert "leave none to score" in capsys.readouterr().err
 
