@@ -4,10 +4,9 @@ The photos of a labelled set (any layout ``tableref eval`` reads: a teach labels
 yardstick split, a YOLO set with ``--split``) are shuffled with a fixed seed; a profile is
 taught from the first N of them for each N of ``--counts``, and every profile is scored on
 the same held-out photos (all after the largest N, or ``--held SET``). Each row gives the
-dice found, read surely right (accuracy), confidently wrong, the found dice whose labelled
-colour is read (colour), and the accuracy on the held-out
-dice whose face no taught photo showed (a profile must not make those worse), beside the
-base reader's row. ``--camera`` shows every photo as another camera would
+dice found, read surely right (accuracy), confidently wrong, the found dice read in their
+labelled colour (colour), and the accuracy on the held-out dice whose face no taught photo
+showed (a profile must not make those worse), beside the base reader's row. ``--camera`` shows every photo as another camera would
 (:mod:`vision.synth.camera_shifts`): a colour cast or blur the base reader never trained on.
 """
 
