@@ -1,14 +1,14 @@
 """Photos as other cameras would take them: fixed, named changes for `tableref eval --camera`.
 
 The reader will be judged on photos from cameras it never saw. Those differ from the
-real tray's phone and from the renderer mostly in white balance, exposure, resolution,
-compression, focus and the phone's own sharpening and colour boost. Each
+real tray's phone and from the renderer mostly in white balance, exposure, sensor noise,
+resolution, compression, focus and the phone's own sharpening and colour boost. Each
 :class:`CameraShift` makes one of those changes, strong but within what a real camera
 does, so that ``tableref eval DATASET --camera warm`` says how much of the reading
 survives it, and whether the reader stays quiet (uncertain) rather than wrong.
 
-Each shift is a pure function of the image (the noise of ``dim`` is seeded by the
-pixels), so two runs score the same images.
+Each shift is a pure function of the image (the noise of ``dim`` and ``grainy`` is
+seeded by the pixels), so two runs score the same images.
 
 >>> import numpy as np
 >>> grey = np.full((4, 4, 3), 128, np.uint8)
@@ -63,12 +63,18 @@ def motion_kernel(length: float, angle: float) -> np.ndarray:
 
 
 def _dim(image: np.ndarray) -> np.ndarray:
-    # A quarter of the light, brought back up by the sensor's gain: darker and noisier.
+    # A quarter of the light at the same exposure: darker, with the sensor's noise.
     rng = np.random.default_rng(zlib.crc32(image[::7, ::7].tobytes()))
     lin = _to_linear(image) * 0.25
     lin = lin + rng.normal(0.0, 0.004, lin.shape).astype(np.float32)  # read noise, in linear light
     dark = _to_pixels(lin).astype(np.float32)
     return np.clip(dark + rng.normal(0.0, 3.0, dark.shape), 0, 255).astype(np.uint8)
+
+
+def _grainy(image: np.ndarray) -> np.ndarray:
+    # ``dim``'s quarter of the light brought back up four times by the sensor's gain, as a
+    # webcam's automatic exposure does in a dim room: as bright as before, four times as noisy.
+    return _to_pixels(_to_linear(_dim(image)) * 4.0)
 
 
 def _lowres(image: np.ndarray) -> np.ndarray:
@@ -102,7 +108,8 @@ class CameraShift(enum.Enum):
 
     WARM = "warm"  # white balance left at daylight under a tungsten lamp (about 3,000 K)
     COOL = "cool"  # white balance left at tungsten in daylight or shade
-    DIM = "dim"  # a quarter of the light, with the sensor's gain noise
+    DIM = "dim"  # a quarter of the light, with the sensor's noise
+    GRAINY = "grainy"  # a quarter of the light, brought back up by the sensor's gain (and its noise)
     BRIGHT = "bright"  # twice the exposure, highlights clipped
     LOWRES = "lowres"  # half the pixels each way
     JPEG = "jpeg"  # compressed at quality 25
@@ -118,6 +125,8 @@ class CameraShift(enum.Enum):
                 return gains(image, blue=1.35, green=1.0, red=0.7)
             case CameraShift.DIM:
                 return _dim(image)
+            case CameraShift.GRAINY:
+                return _grainy(image)
             case CameraShift.BRIGHT:
                 return gains(image, 2.0, 2.0, 2.0)
             case CameraShift.LOWRES:

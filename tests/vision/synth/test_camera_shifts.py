@@ -47,6 +47,15 @@ def test_exposure_darkens_or_clips():
     assert (bright[50:80, 80:110] == 255).all()  # the white die clips
 
 
+def test_grainy_keeps_the_exposure_and_adds_the_gains_noise():
+    img = photo()
+    flat = np.full((64, 64, 3), 150, np.uint8)
+    grainy = CameraShift.GRAINY.apply(flat).astype(float)
+    assert abs(grainy.mean() - 150) < 6  # brought back up to about the same exposure
+    assert grainy.std() > 3 * CameraShift.DIM.apply(flat).astype(float).std() / 2  # the gain lifts the noise too
+    assert abs(CameraShift.GRAINY.apply(img).astype(float).mean() - img.mean()) < 0.1 * img.mean()
+
+
 def test_lowres_and_soft_wash_out_a_one_pixel_checkerboard():
     img = photo()
     for shift in (CameraShift.LOWRES, CameraShift.SOFT):
