@@ -6,8 +6,9 @@ taught from the first N of them for each N of ``--counts``, and every profile is
 the same held-out photos (all after the largest N, or ``--held SET``). Each row gives the
 dice found, read surely right (accuracy), confidently wrong, the found dice read in their
 labelled colour (colour), and the accuracy on the held-out dice whose face no taught photo
-showed (a profile must not make those worse), beside the base reader's row. ``--camera`` shows every photo as another camera would
-(:mod:`vision.synth.camera_shifts`): a colour cast or blur the base reader never trained on.
+showed (a profile must not make those worse), beside the base reader's row. ``--camera``
+shows every photo as another camera would (:mod:`vision.synth.camera_shifts`): a colour
+cast, blur or sensor noise the base reader never trained on.
 """
 
 from __future__ import annotations
