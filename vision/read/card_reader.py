@@ -83,8 +83,6 @@ class CardReader:
                 f"card classifier classes {list(cls.faces)} / {list(cls.colours)} are not the ranks {list(CARD_RANKS)} "
                 f"(and optionally {NOT_AN_INDEX!r}) and suits {list(CARD_SUITS)}"
             )
-        if manifest.detector.vouch_floor is not None:
-            raise ManifestError("the card detector has no vouch_floor: no classifier vouches for a faint card index")
         if manifest.specialists:
             # A suit specialist read no better than the classifier's suit head (model card,
             # *Tried and not kept*), so the card reader asks no specialist of any kind.

@@ -146,8 +146,7 @@ class Detection:
     box: Box
     score: float
     uncertain: bool = False
-    # The reader's confidence that this box is a die at all: the detector's, raised to its
-    # sure threshold where the classifier vouches for a box it doubts (vision.read.reader.vouched).
+    # The reader's confidence that this box is a die at all: the detector's.
     # None: not known, e.g. cards or hand-made readings. Not part of the JSON contract; the
     # settler uses it to tell a speck the detector doubts from a die.
     box_score: float | None = field(default=None, compare=False, repr=False)

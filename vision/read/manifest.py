@@ -50,8 +50,7 @@ class ManifestError(ValueError):
 class DetectorSpec:
     """Single-class die detector (Ultralytics YOLOv8 layout exported to ONNX).
 
-    ``conf_threshold``: boxes below it are not dice at all and are dropped, but those
-    ``vouch_floor`` keeps.
+    ``conf_threshold``: boxes below it are not dice at all and are dropped.
     ``sure_threshold``: boxes below it are kept but flagged uncertain.
     ``photo_imgsz``: the input size a still photo is detected at (``tableref read``,
     ``tableref eval``), when it differs from ``imgsz``, the live frame's: a larger input
@@ -72,10 +71,6 @@ class DetectorSpec:
     on its long side (also when none was found), and for the dice reader at
     its policy's ``enlarge`` (:class:`vision.read.policy.DiceKnobs`) times it on a smaller photo
     (:func:`vision.read.stages.detect_zoomed_in`). None: no such pass.
-    ``vouch_floor``: boxes from this score up to ``conf_threshold`` are found too, and a
-    reader keeps one only when its classifier vouches for it as surely a die
-    (:func:`vision.read.reader.vouched`); they take no part in the choice of zoomed passes.
-    None: no box under ``conf_threshold`` is kept.
 
     >>> DetectorSpec(imgsz=512, photo_imgsz=700)
     Traceback (most recent call last):
@@ -95,12 +90,8 @@ class DetectorSpec:
     zoom_out_above: int | None = None
     zoom_in_below: int | None = None
     zoom_out_photo_score: float | None = None
-    vouch_floor: float | None = None
 
     def __post_init__(self) -> None:
-        if self.vouch_floor is not None and not 0.0 < self.vouch_floor < self.conf_threshold:
-            raise ManifestError(f"detector {self.file}: vouch_floor must be a score above 0 and under conf_threshold "
-                                f"{self.conf_threshold}, got {self.vouch_floor}")
         for name in ("zoom_out_above", "zoom_in_below"):
             side = getattr(self, name)
             if side is not None and not 0 < side <= self.imgsz:
@@ -118,11 +109,6 @@ class DetectorSpec:
                                 f"{self.stride}, got {self.photo_imgsz}")
 
     @property
-    def floor(self) -> float:
-        """The least score of a box the detector reports: ``vouch_floor``, or ``conf_threshold``."""
-        return self.conf_threshold if self.vouch_floor is None else self.vouch_floor
-
-    @property
     def still_imgsz(self) -> int:
         """The input size for a still photo: ``photo_imgsz``, or ``imgsz`` when there is none."""
         return self.imgsz if self.photo_imgsz is None else self.photo_imgsz
@@ -130,7 +116,7 @@ class DetectorSpec:
 
 def _detector_json(spec: DetectorSpec) -> dict[str, Any]:
     out = asdict(spec)
-    for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below", "zoom_out_photo_score", "vouch_floor"):
+    for optional in ("photo_imgsz", "zoom_out_above", "zoom_in_below", "zoom_out_photo_score"):
         if out[optional] is None:
             del out[optional]  # manifests written before these existed stay as they were
     return out

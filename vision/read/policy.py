@@ -139,9 +139,8 @@ def judge(scores: Any, below: float, *doubts: Any) -> Judged:
 @dataclass(frozen=True)
 class DetectorKnobs:
     """One detector's decisions (the manifest's ``detector`` entry; what each means:
-    :class:`vision.read.manifest.DetectorSpec`): boxes under ``conf`` are no object unless a
-    classifier vouches for one from ``vouch_floor`` up; boxes under ``sure`` are kept but
-    doubted; ``iou`` is the NMS overlap; ``photo_imgsz`` and the ``zoom_*`` sides and score
+    :class:`vision.read.manifest.DetectorSpec`): boxes under ``conf`` are no object; boxes
+    under ``sure`` are kept but doubted; ``iou`` is the NMS overlap; ``photo_imgsz`` and the ``zoom_*`` sides and score
     choose a photo's input size and its extra passes.
 
     >>> DetectorKnobs(conf=0.3, sure=1.2)
@@ -153,7 +152,6 @@ class DetectorKnobs:
     conf: float = 0.25
     sure: float = 0.5
     iou: float = 0.5
-    vouch_floor: float | None = None
     photo_imgsz: int | None = None
     zoom_out_above: int | None = None
     zoom_in_below: int | None = None
@@ -163,10 +161,6 @@ class DetectorKnobs:
         _score("detector", "conf", self.conf)
         _score("detector", "sure", self.sure)
         _score("detector", "iou", self.iou, open_low=True)
-        if self.vouch_floor is not None:
-            _score("detector", "vouch_floor", self.vouch_floor, 0.0, self.conf, open_low=True)
-            if self.vouch_floor >= self.conf:
-                raise PolicyError(f"detector: vouch_floor must be under conf {self.conf}, got {self.vouch_floor}")
         for name in ("photo_imgsz", "zoom_out_above", "zoom_in_below"):
             side = getattr(self, name)
             if side is not None and not (isinstance(side, int) and side > 0):
@@ -180,7 +174,7 @@ class DetectorKnobs:
     def of(cls, spec: DetectorSpec) -> DetectorKnobs:
         """The decisions a manifest's detector entry records."""
         return cls(conf=spec.conf_threshold, sure=spec.sure_threshold, iou=spec.iou_threshold,
-                   vouch_floor=spec.vouch_floor, photo_imgsz=spec.photo_imgsz, zoom_out_above=spec.zoom_out_above,
+                   photo_imgsz=spec.photo_imgsz, zoom_out_above=spec.zoom_out_above,
                    zoom_in_below=spec.zoom_in_below, zoom_out_photo_score=spec.zoom_out_photo_score)
 
     def on(self, spec: DetectorSpec) -> DetectorSpec:
@@ -197,7 +191,7 @@ class DetectorKnobs:
         """
         try:
             return replace(spec, conf_threshold=self.conf, sure_threshold=self.sure, iou_threshold=self.iou,
-                           vouch_floor=self.vouch_floor, photo_imgsz=self.photo_imgsz,
+                           photo_imgsz=self.photo_imgsz,
                            zoom_out_above=self.zoom_out_above, zoom_in_below=self.zoom_in_below,
                            zoom_out_photo_score=self.zoom_out_photo_score)
         except ManifestError as exc:
@@ -217,11 +211,7 @@ class DiceKnobs:
     the dice read under it are read again by the second-opinion classifier (the manifest's).
     ``no_die_drop``: with a look, a box read as no die with this probability or more is left
     out; chosen on the validation renders: at 0.5 more wrongly kept boxes went, but three
-    times as many dice, a third of them ship's wheels. ``vouch_none``: a box the detector
-    doubts counts as surely a die when the classifier reads no die under this, reads its
-    face sure, and the box stands apart: no other box of its frame shares ``vouch_apart`` or
-    more of the smaller one's area (it may be a second box on a die already found); chosen
-    on the validation renders (:func:`vision.read.reader.vouched`). ``specialist_min_mass``: dice
+    times as many dice, a third of them ship's wheels. ``specialist_min_mass``: dice
     whose probability for a specialist's faces adds up to less are not shown to it: however
     it shared that out, the face would not change. ``piece_held`` / ``piece_smaller``: a box
     with this share of its area inside a box whose side it is under this share of is a piece
@@ -246,8 +236,6 @@ class DiceKnobs:
     threshold: float = 0.5
     second_opinion_below: float = 0.9
     no_die_drop: float = 0.8
-    vouch_none: float = 0.02
-    vouch_apart: float = 0.4
     specialist_min_mass: float = 0.2
     piece_held: float = 0.8
     piece_smaller: float = 0.6
@@ -275,9 +263,9 @@ class DiceKnobs:
         _score("dice", "sharpen_below", self.sharpen_below, 0.0, 1024.0)
         _score("dice", "sharpen_soft_below", self.sharpen_soft_below)
         _score("dice", "sharpen_amount", self.sharpen_amount, 0.0, 4.0, open_low=True)
-        for name in ("threshold", "vouch_none", "specialist_min_mass", "foreign_below"):
-            _score("dice", name, getattr(self, name))  # 0 is a choice: nothing flagged, vouched, foreign
-        for name in ("second_opinion_below", "no_die_drop", "vouch_apart", "piece_held", "piece_smaller",
+        for name in ("threshold", "specialist_min_mass", "foreign_below"):
+            _score("dice", name, getattr(self, name))  # 0 is a choice: nothing flagged, foreign
+        for name in ("second_opinion_below", "no_die_drop", "piece_held", "piece_smaller",
                      "index_of_a_card"):
             _score("dice", name, getattr(self, name), open_low=True)  # at 0 the step would be meaningless
         _score("dice", "enlarge", self.enlarge, 1.0, 4.0, open_low=True)
@@ -405,11 +393,6 @@ class ReadPolicy:
     >>> p = ReadPolicy()
     >>> p.photo_look.band, len(p.photo_look.views), p.closer_look.band, len(p.closer_look.views)
     ((0.5, 0.9), 2, (0.0, 0.9), 6)
-
-    >>> ReadPolicy(dice_detector=DetectorKnobs(conf=0.3, vouch_floor=0.4))
-    Traceback (most recent call last):
-    ...
-    vision.read.policy.PolicyError: detector: vouch_floor must be a number above 0.0 and up to 0.3, got 0.4
     """
 
     dice: DiceKnobs = field(default_factory=DiceKnobs)
@@ -432,8 +415,6 @@ class ReadPolicy:
         for name, kind in kinds:
             if not isinstance(getattr(self, name), kind):
                 raise PolicyError(f"{name} must be a {kind.__name__}, got {type(getattr(self, name)).__name__}")
-        if self.card_detector.vouch_floor is not None:
-            raise PolicyError("the card detector has no vouch_floor: no classifier vouches for a faint card index")
 
     @classmethod
     def from_manifests(cls, dice: ReaderManifest | None, cards: ReaderManifest | None = None) -> ReadPolicy:
@@ -443,10 +424,10 @@ class ReadPolicy:
         value is out of its range.
 
         >>> from vision.read.manifest import ClassifierSpec
-        >>> m = ReaderManifest(DetectorSpec(vouch_floor=0.1), ClassifierSpec(), threshold=0.8)
+        >>> m = ReaderManifest(DetectorSpec(sure_threshold=0.6), ClassifierSpec(), threshold=0.8)
         >>> p = ReadPolicy.from_manifests(m)
-        >>> p.dice.threshold, p.dice_detector.vouch_floor, p.cards == CardKnobs()
-        (0.8, 0.1, True)
+        >>> p.dice.threshold, p.dice_detector.sure, p.cards == CardKnobs()
+        (0.8, 0.6, True)
         """
         policy = cls()
         if dice is not None:

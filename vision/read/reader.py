@@ -38,7 +38,6 @@ import numpy as np
 
 from vision.read.alternatives import face_alternatives
 from vision.read.backends import Model, default_threads, load_model
-from vision.read.boxes import smaller_share
 from vision.read.card_reader import CardReader, CornerReadings
 from vision.read.detections import NOT_AN_INDEX, Detection, Detections, Reading
 from vision.read.manifest import (
@@ -49,7 +48,7 @@ from vision.read.manifest import (
     ReaderManifest,
     sha256_of,
 )
-from vision.read.policy import DiceKnobs, Look, Mode, ReadPolicy, judge
+from vision.read.policy import Look, Mode, ReadPolicy, judge
 from vision.read.profile import Profile
 from vision.read.stages import (
     MIN_BOX_SIDE,
@@ -68,43 +67,6 @@ __all__ = ["MIN_BOX_SIDE", "DiceReader", "InvalidImage", "Step", "as_bgr", "load
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
 
-def classifier_vouches(none: np.ndarray, sure_face: np.ndarray, knobs: DiceKnobs = DiceKnobs()) -> np.ndarray:
-    """Which boxes the classifier may vouch for as surely a die, the frame's other boxes
-    aside: it reads no die with a probability under ``knobs.vouch_none``, and ``sure_face``
-    (its face reads sure) holds."""
-    return (np.asarray(none) < knobs.vouch_none) & np.asarray(sure_face, bool)
-
-
-def vouched(
-    boxes: np.ndarray, box_scores: np.ndarray, none: np.ndarray, sure_face: np.ndarray, sure: float,
-    crowd: np.ndarray | None = None, knobs: DiceKnobs = DiceKnobs(),
-) -> np.ndarray:
-    """``box_scores`` with each doubted box (under ``sure``) raised to ``sure`` where the
-    classifier vouches for it: its probability of no die (``none``) is under
-    ``knobs.vouch_none``, ``sure_face`` (its face reads sure) holds, and it overlaps no other
-    box of ``crowd`` (all the frame's boxes; default ``boxes``) by ``knobs.vouch_apart`` of
-    the smaller one's area.
-
-    The classifier learnt "no die" from the detector's own false alarms, so
-    its word weighs most on just these boxes: the dice the detector doubts, which otherwise
-    read unsure in a photo and are left out of a live reveal.
-
-    >>> boxes = np.array([[0, 0, 10, 10], [50, 50, 60, 60], [53, 50, 63, 60]], np.float32)
-    >>> scores = vouched(boxes, np.array([0.3, 0.3, 0.9]), np.array([0.01, 0.01, 0.01]), np.array([True] * 3), 0.5)
-    >>> [round(float(s), 2) for s in scores]
-    [0.5, 0.3, 0.9]
-    """
-    box_scores = np.asarray(box_scores, np.float32).copy()
-    b = np.asarray(boxes, np.float32).reshape(-1, 4)
-    others = b if crowd is None else np.asarray(crowd, np.float32).reshape(-1, 4)
-    doubted = np.flatnonzero((box_scores < sure) & classifier_vouches(none, sure_face, knobs))
-    if len(doubted):
-        shared = smaller_share(b[doubted], others)
-        shared[np.all(np.isclose(b[doubted][:, None], others[None]), axis=2)] = 0.0  # each box itself
-        box_scores[doubted[shared.max(axis=1, initial=0.0) < knobs.vouch_apart]] = sure
-    return box_scores
-
-
 def defer_no_die(face_p: np.ndarray, none: np.ndarray) -> np.ndarray:
     """Face probabilities of a model with no ``none`` class, given the column ``none`` of
     another that has one: that model's word on "no die" stands, and the faces share the rest.
@@ -120,7 +82,6 @@ class Step(Enum):
     """A step of the photo read path that no manifest entry switches, which a reader view can
     leave out (:meth:`DiceReader.without`; what each costs and gains: ``tableref eval --ablate``)."""
 
-    VOUCHING = "vouching"  # the classifier vouches for boxes the detector doubts (vouched)
     PIECES_AND_CLUSTERS = "pieces-and-clusters"  # a large die's pieces and boxes of clustered dice left out
     NO_DIE_DROP = "no-die-drop"  # boxes read as no die (DiceKnobs.no_die_drop) left out
     CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
@@ -223,8 +184,7 @@ class DiceReader:
             "threshold": self.threshold,
             "second_look_band": None if self.second_look is None else list(self.second_look.band),
             "second_look_views": 0 if self.second_look is None else len(self.second_look.views),
-            "detector_thresholds": {"conf": knobs.conf, "sure": knobs.sure, "iou": knobs.iou,
-                                    "vouch_floor": knobs.vouch_floor},
+            "detector_thresholds": {"conf": knobs.conf, "sure": knobs.sure, "iou": knobs.iou},
             "trained": self.manifest.created,
             "cards": None if self.cards is None else self.cards.info,
             "skipped": sorted(step.value for step in self.skipped),
@@ -434,15 +394,11 @@ class DiceReader:
 
     def label_dice(
         self, boxes: np.ndarray, face_p: np.ndarray, colour_p: np.ndarray, box_scores: np.ndarray | None = None,
-        crowd: np.ndarray | None = None,
     ) -> tuple[Detection, ...]:
         """Dice from the classifier's probabilities for ``boxes``, left to right: face, colour,
         score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
-        ``box_scores`` are the detector's confidences (None: the boxes are known dice), and
-        a die's ``box_score`` is that, raised to the detector's sure threshold when the
-        classifier vouches for a doubted box (:func:`vouched`; ``crowd``: every box of the
-        frame, default ``boxes``, counted before any is left out as no die). A faint box, under the detector's ``conf_threshold``
-        (found from its ``vouch_floor``), is left out unless the classifier vouches for it.
+        ``box_scores`` are the detector's confidences (None: the boxes are known dice); a
+        box the detector doubts (under its sure threshold) reads unsure whatever its face.
         With a look (a photo), boxes read as no die, the pieces of a large die and clusters
         of dice are left out (:func:`~vision.read.stages.pieces_and_clusters`)."""
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
@@ -455,20 +411,9 @@ class DiceReader:
                                              self.policy.dice)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
             box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
-        raw_scores = None if box_scores is None else np.asarray(box_scores, np.float32)
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)
         names = [reported[int(f)] for f in best]
         scores = merged[np.arange(len(merged)), best]
-        if none is not None and box_scores is not None and Step.VOUCHING not in self.skipped:
-            box_scores = vouched(boxes, box_scores, none, scores >= self.threshold,
-                                 self.policy.dice_detector.sure, crowd, self.policy.dice)
-        if raw_scores is not None and box_scores is not None:
-            # a box under the detector's floor is a die only on the classifier's word
-            keep = ~self._faint(raw_scores) | (np.asarray(box_scores) >= self.policy.dice_detector.sure)
-            if not keep.all():
-                boxes, merged, colour_p = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep]
-                box_scores, scores = np.asarray(box_scores)[keep], scores[keep]
-                names = [n for n, k in zip(names, keep) if k]
         has_colour = bool(colours) and colour_p.shape[1] == len(colours)
         colour_names: list[str | None] = [None] * len(boxes)
         # unsure whatever the face: a box the detector doubts, or (below) a colour read unsurely
@@ -520,24 +465,6 @@ class DiceReader:
         reported, merged = vocab.merge_faces(face_p, faces)
         return none, reported, merged
 
-    def _faint(self, box_scores: np.ndarray) -> np.ndarray:
-        """Which boxes scored under the detector's floor (``conf_threshold``): found only
-        because of its ``vouch_floor``."""
-        return np.asarray(box_scores) < self.policy.dice_detector.conf
-
-    def may_vouch(self, face_p: np.ndarray, box_scores: np.ndarray) -> np.ndarray:
-        """Which boxes can be dice, given the classifier's reading ``face_p``: all but the
-        faint ones (:meth:`_faint`) the classifier cannot vouch for, being unsure of their
-        face or of a die (``vouch_none``). The others stay in the frame's crowd, where
-        :func:`vouched` still asks that a faint box stand apart."""
-        faint = self._faint(box_scores)
-        if not faint.any() or Step.VOUCHING in self.skipped:
-            return ~faint
-        none, _, merged = self._faces(face_p)
-        if none is None or not len(merged):
-            return ~faint
-        return ~faint | classifier_vouches(none, merged.max(axis=1) >= self.threshold, self.policy.dice)
-
     @property
     def threshold(self) -> float:
         """The face confidence below which a die is flagged uncertain (the policy's)."""
@@ -583,8 +510,7 @@ class DiceReader:
         found = self.detect(image, (*indices, *cards))
         face_p, colour_p = self.classify(image, found.boxes)
         found = found.classified(self.manifest.classifier.faces, face_p, colour_p=colour_p)
-        found = found.without(~self.may_vouch(found.probabilities, found.scores))
-        dice = self.label_dice(found.boxes, found.probabilities, found.data["colour_p"], found.scores, found.boxes)
+        dice = self.label_dice(found.boxes, found.probabilities, found.data["colour_p"], found.scores)
         if corners is not None and self.cards is not None and indices and Step.CROSS_CHECKS not in self.skipped:
             index_boxes = np.array([i.box for i in indices], np.float64)
             on_dice = holds_a_die(index_boxes, dice, self.policy.cards.die_in_an_index)

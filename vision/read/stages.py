@@ -6,7 +6,7 @@ the full-resolution frame (see :mod:`vision.read.boxes`). No torch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -24,13 +24,13 @@ MIN_BOX_SIDE = 2.0
 
 def detect_boxes(model: Model, spec: DetectorSpec, image: np.ndarray) -> Detections:
     """Boxes found by a single-class YOLO detector in ``image``, after confidence filtering
-    (from ``spec.floor``) and NMS."""
+    (from ``spec.conf_threshold``) and NMS."""
     lb = letterbox(image, spec.imgsz, spec.stride)
     pred = run_image(model, lb.image)[0]
     pred = pred[0] if pred.ndim == 3 else pred
     pred = pred.T  # (anchors, 4 + classes)
     conf = pred[:, 4:].max(axis=1)
-    keep = conf >= spec.floor
+    keep = conf >= spec.conf_threshold
     if not keep.any():
         return Detections.empty()
     boxes, conf = xywh_to_xyxy(pred[keep, :4]), conf[keep]
@@ -143,7 +143,7 @@ def detect_at_scale(
 
 def _dice(spec: DetectorSpec, found: Detections) -> np.ndarray:
     """The boxes of ``found`` that count as dice before any reading: none under
-    ``spec.conf_threshold``, which only a classifier's vouching makes dice."""
+    ``spec.conf_threshold``."""
     return found.boxes[found.scores >= spec.conf_threshold]
 
 

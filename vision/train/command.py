@@ -422,7 +422,7 @@ def run_detector(
     args, items, torch_device: str, yolo_device: str, previous: DetectorSpec | None = None
 ) -> tuple[DetectorSpec, dict[str, Any]]:
     """Train the detector and export it to ``args.out``. The spec written keeps ``previous``'s
-    read-time settings (thresholds, zoomed passes, the vouch floor, the photo size): they
+    read-time settings (thresholds, zoomed passes, the photo size): they
     were chosen by measurement, and a retrained file that silently lost them would read
     photos otherwise than the reader it replaces."""
     from vision.train import detector as td
@@ -466,11 +466,11 @@ def kept_read_settings(previous: DetectorSpec | None, trained: DetectorSpec) -> 
     read-time settings, or ``trained`` alone when they do not fit it (a zoom side larger than
     the new input size).
 
-    >>> old = DetectorSpec(imgsz=512, vouch_floor=0.1, zoom_out_above=48, sha256="a")
+    >>> old = DetectorSpec(imgsz=512, sure_threshold=0.6, zoom_out_above=48, sha256="a")
     >>> new = kept_read_settings(old, DetectorSpec(imgsz=512, sha256="b"))
-    detector: read-time settings kept from the manifest: {'zoom_out_above': 48, 'vouch_floor': 0.1}
-    >>> (new.sha256, new.vouch_floor, new.zoom_out_above)
-    ('b', 0.1, 48)
+    detector: read-time settings kept from the manifest: {'sure_threshold': 0.6, 'zoom_out_above': 48}
+    >>> (new.sha256, new.sure_threshold, new.zoom_out_above)
+    ('b', 0.6, 48)
     """
     if previous is None:
         return trained

@@ -57,7 +57,7 @@ def _detector(model_dir: Path, manifest_name: str, kind: str, conf: float, threa
     manifest = ReaderManifest.load(path)
     detector, _ = load_pair(Path(model_dir), manifest_name, manifest, "auto",
                             default_threads() if threads is None else threads, "auto")
-    return detector, replace(manifest.detector, conf_threshold=float(conf), vouch_floor=None)
+    return detector, replace(manifest.detector, conf_threshold=float(conf))
 
 
 def card_detector(model_dir: Path, conf: float = DEFAULT_CONF, threads: int | None = None) -> tuple[Callable[[np.ndarray], np.ndarray], dict[str, object]]:

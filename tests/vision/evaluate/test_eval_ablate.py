@@ -26,8 +26,8 @@ def test_each_step_is_a_reader_view(tmp_path: Path) -> None:
     from vision.read.policy import Mode
 
     reader = load_reader(tiny.build_onnx(tmp_path / "models")).in_mode(Mode.PHOTO)
-    assert ablated(reader, "vouching").skipped == frozenset({Step.VOUCHING}) and reader.skipped == frozenset()
-    assert ablated(reader, "vouching").with_vocabulary(None).skipped == frozenset({Step.VOUCHING})  # views keep it
+    assert ablated(reader, "no-die-drop").skipped == frozenset({Step.NO_DIE_DROP}) and reader.skipped == frozenset()
+    assert ablated(reader, "no-die-drop").with_vocabulary(None).skipped == frozenset({Step.NO_DIE_DROP})  # views keep it
     looked = ablated(reader, "second-look")
     assert looked.reads_photos and looked.second_look is not None and looked.second_look.band == (1.0, 1.0)
     for step in ("specialists", "second-opinion", "card-body", "card-turns"):  # the tiny reader has none
@@ -43,10 +43,10 @@ def test_ablate_one_step_scores_with_that_view(tiny_set, tmp_path: Path, capsys)
     assert "without second-look: borderline dice read again" in capsys.readouterr().out
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert metrics["ablated"] == "second-look" and metrics["reader"]["second_look_band"] == [1.0, 1.0]
-    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "vouching", "--json"]) == 0
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "no-die-drop", "--json"]) == 0
     line = json.loads(capsys.readouterr().out)
-    assert line["ablated"] == "vouching" and line["headline"]["found"] == 1.0
-    assert json.loads((out / "metrics.json").read_text(encoding="utf-8"))["reader"]["skipped"] == ["vouching"]
+    assert line["ablated"] == "no-die-drop" and line["headline"]["found"] == 1.0
+    assert json.loads((out / "metrics.json").read_text(encoding="utf-8"))["reader"]["skipped"] == ["no-die-drop"]
     assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "specialists"]) == 0
     assert "this reader has no such step" in capsys.readouterr().err
     assert main(["eval", str(data), "--models", str(models), "--repeat", "0"]) == 2

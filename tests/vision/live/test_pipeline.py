@@ -350,17 +350,17 @@ def test_a_settled_reveal_gets_a_closer_look(tmp_path: Path) -> None:
     assert all(v.closer is None for v in plain.votes) and (6, 3, 48, 48) not in plain_calls
 
 
-def test_a_doubted_die_the_classifier_vouches_for_joins_the_settled_reveal(tmp_path: Path) -> None:
+def test_a_die_the_detector_doubts_in_every_frame_stays_out_of_the_settled_reveal(tmp_path: Path) -> None:
     from tests.vision import tiny_reader as tiny
 
     cv2.imwrite(str(tmp_path / "scene.png"), tiny.scene())
-    for red_none, faces in ((0.01, ("プ", "2", "2", "wheel")), (0.05, ("プ", "2", "2"))):
-        pipe = LivePipeline(str(tmp_path), tiny.rejecting_reader(red_none), settle=FAST, detect_fps=30,
-                            source_options={"fps": 30})
-        with pipe:
-            settled = pipe.wait_settled(timeout=20)
-        # the red die's box (0.40) is doubted in every frame; read sure, and as no die at 0.01, it counts
-        assert settled is not None and settled.reading.faces() == faces
+    pipe = LivePipeline(str(tmp_path), tiny.rejecting_reader(0.01), settle=FAST, detect_fps=30,
+                        source_options={"fps": 30})
+    with pipe:
+        settled = pipe.wait_settled(timeout=20)
+    # the red die's box (0.40) is doubted in every frame: read surely as a wheel and as a die
+    # with p 0.99, it is still a speck the detector may be seeing, not a die in play
+    assert settled is not None and settled.reading.faces() == ("プ", "2", "2")
 
 
 def test_dice_that_are_none_of_the_games_dice_are_left_out() -> None:

@@ -102,14 +102,6 @@ def test_card_manifest_must_name_ranks_and_suits():
         CardReader(bad, tc.FakeCardDetector(), tc.FakeCardClassifier())
 
 
-def test_a_card_detector_has_no_vouch_floor():
-    """Nothing vouches for a faint card index: it would be read as a card, unsure at best."""
-    m = tc.manifest()
-    floored = replace(m, detector=replace(m.detector, vouch_floor=0.1))
-    with pytest.raises(ManifestError, match="no vouch_floor"):
-        CardReader(floored, tc.FakeCardDetector(), tc.FakeCardClassifier())
-
-
 def rejecting_reader() -> CardReader:
     m = tc.manifest()
     spec = ClassifierSpec(file=m.classifier.file, size=40, faces=(*CARD_RANKS, NOT_AN_INDEX), colours=m.classifier.colours)

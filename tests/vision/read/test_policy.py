@@ -41,7 +41,7 @@ def test_from_manifests_takes_the_committed_models_thresholds() -> None:
     assert p.dice.second_opinion_below == dice.second_opinion_below
     for knobs, spec in ((p.dice_detector, dice.detector), (p.card_detector, cards.detector)):
         assert (knobs.conf, knobs.sure, knobs.iou) == (spec.conf_threshold, spec.sure_threshold, spec.iou_threshold)
-        assert (knobs.vouch_floor, knobs.photo_imgsz) == (spec.vouch_floor, spec.photo_imgsz)
+        assert knobs.photo_imgsz == spec.photo_imgsz
         assert (knobs.zoom_out_above, knobs.zoom_in_below, knobs.zoom_out_photo_score) == (
             spec.zoom_out_above, spec.zoom_in_below, spec.zoom_out_photo_score)
     # the knobs no manifest records keep the values chosen on validation data
@@ -70,7 +70,6 @@ def test_each_mode_takes_its_look() -> None:
     (lambda: DiceKnobs(threshold=-0.1), "threshold"),
     (lambda: DiceKnobs(no_die_drop=0.0), "no_die_drop"),
     (lambda: DiceKnobs(enlarge=1.0), "enlarge"),
-    (lambda: DiceKnobs(vouch_none=True), "vouch_none"),
     (lambda: DiceKnobs(second_opinion_below=0.0), "second_opinion_below"),
     (lambda: CardKnobs(threshold=2), "threshold"),
     (lambda: CardKnobs(closer_max=0), "closer_max"),
@@ -78,7 +77,6 @@ def test_each_mode_takes_its_look() -> None:
     (lambda: DetectorKnobs(sure=-0.5), "sure"),
     (lambda: DetectorKnobs(conf=1.5), "conf"),
     (lambda: DetectorKnobs(iou=0.0), "iou"),
-    (lambda: DetectorKnobs(vouch_floor=0.25), "vouch_floor"),
     (lambda: DetectorKnobs(zoom_out_photo_score=0.8), "zoom_out_photo_score"),
     (lambda: DetectorKnobs(zoom_in_below=-4), "zoom_in_below"),
     (lambda: AlternativeKnobs(mass=1.2), "mass"),
@@ -90,7 +88,6 @@ def test_each_mode_takes_its_look() -> None:
     (lambda: SettleConfig(stable_frames=8, flicker_frames=4), "flicker_frames"),
     (lambda: SettleConfig(flicker_window=0), "flicker_window"),
     (lambda: SettleConfig(flicker_present=0.0), "flicker_present"),
-    (lambda: ReadPolicy(card_detector=DetectorKnobs(vouch_floor=0.1)), "vouch_floor"),
     (lambda: ReadPolicy(dice=CardKnobs()), "dice"),
 ])
 def test_a_knob_out_of_range_is_refused(make: object, name: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 from tests.vision import tiny_reader as tiny
 from dataclasses import replace
 
-from vision.read.detections import DIE_FACES, Detection, Detections
+from vision.read.detections import DIE_FACES, Detection
 from vision.read.manifest import SPECIALIST_NAME, ClassifierSpec, DetectorSpec, ManifestError, ReaderManifest
 from vision.read.policy import Look, Mode, ReadPolicy
 from vision.read.reader import DiceReader
@@ -405,8 +405,7 @@ def test_the_committed_reader_zooms_out_for_close_ups() -> None:
     assert detector["zoom_out_above"] == 48  # chosen on validation close-ups
     assert detector["zoom_in_below"] == 32  # chosen on the yardstick, the tray, close-ups and wide photos
     assert detector["imgsz"] == 512 and "mirror" not in detector  # the mirrored pass is gone
-    # boxes from 0.1 that the classifier vouches for: the model card's *Vouching* step
-    assert detector["vouch_floor"] == 0.1 and detector["conf_threshold"] == 0.25
+    assert "vouch_floor" not in detector and detector["conf_threshold"] == 0.25  # no box under it is a die
 
 
 def test_a_wide_photo_whose_dice_are_too_small_is_detected_again_at_twice_the_size() -> None:
@@ -508,32 +507,6 @@ def test_pieces_and_clusters_of_boxes_of_one_size_are_none() -> None:
     boxes = np.array([[0, 0, 40, 40], [20, 0, 60, 40], [100, 0, 140, 40]], np.float32)  # touching, overlapping dice
     assert not pieces_and_clusters(boxes, np.ones(3, bool), np.array([True, False, True])).any()
     assert not pieces_and_clusters(boxes[:1], np.ones(1, bool), np.ones(1, bool)).any()
-
-
-def test_a_vouch_floor_finds_faint_boxes_that_do_not_choose_the_zoomed_passes() -> None:
-    """Boxes from ``vouch_floor`` up to ``conf_threshold`` are found, for the classifier to
-    vouch for, but only boxes at ``conf_threshold`` or more say how large the dice are."""
-    # one webcam die (19 input px), and two faint large boxes (65 input px) that would make
-    # the median a close-up's
-    dice = [((100, 100, 130, 130), 0.9, 0.0), ((200, 100, 300, 200), 0.15, 0.0), ((350, 100, 450, 200), 0.15, 0.0)]
-    frame = np.zeros((480, 640, 3), np.uint8)
-    plain = CloseUpDetector((480, 640), dice)
-    assert len(detect_zoomed_out(plain, zoom_spec(), frame).boxes) == 1
-    floored = CloseUpDetector((480, 640), dice)
-    found = detect_zoomed_out(floored, replace(zoom_spec(), vouch_floor=0.1), frame)
-    assert sorted(found.scores.tolist()) == pytest.approx([0.15, 0.15, 0.9])
-    assert len(floored.shapes) == 1  # no zoomed-out pass: the one die is a webcam's
-
-
-def test_a_vouch_floor_is_a_score_under_the_detectors_floor_and_kept_in_the_manifest() -> None:
-    m = tiny.manifest()
-    assert "vouch_floor" not in m.to_json()["detector"] and m.detector.floor == m.detector.conf_threshold
-    floored = replace(m, detector=replace(m.detector, vouch_floor=0.1))
-    again = ReaderManifest.from_json(floored.to_json()).detector
-    assert again.vouch_floor == 0.1 and again.floor == 0.1
-    for bad in (0.0, 0.25, 0.3):
-        with pytest.raises(ManifestError, match="vouch_floor must be a score above 0 and under conf_threshold"):
-            DetectorSpec(conf_threshold=0.25, vouch_floor=bad)
 
 
 def test_an_index_holds_a_die_only_when_the_die_is_sure_and_four_fifths_inside() -> None:

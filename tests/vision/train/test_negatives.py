@@ -103,27 +103,6 @@ def test_dice_detector_comes_from_a_model_folder(tmp_path):
     assert len(detect(_dice_table())) >= 3  # a table of five dice has dice
 
 
-def _dice_models(folder: Path, vouch_floor: float | None) -> Path:
-    """The committed dice models in ``folder``, their manifest's ``vouch_floor`` set as given."""
-    folder.mkdir()
-    for name in ("dice-detector.onnx", "dice-classifier.onnx", "dice-specialist.onnx", "dice-second-opinion.onnx"):
-        (folder / name).symlink_to(DEFAULT_MODEL_DIR / name)
-    manifest = json.loads((DEFAULT_MODEL_DIR / "dice-reader.json").read_text())
-    manifest["detector"].pop("vouch_floor", None)
-    if vouch_floor is not None:
-        manifest["detector"]["vouch_floor"] = vouch_floor
-    (folder / "dice-reader.json").write_text(json.dumps(manifest))
-    return folder
-
-
-def test_mining_takes_boxes_from_its_own_confidence_whatever_the_vouch_floor(tmp_path):
-    image = _dice_table()
-    plain, _ = negatives.dice_detector(_dice_models(tmp_path / "plain", None), conf=0.3, threads=1)
-    floored, _ = negatives.dice_detector(_dice_models(tmp_path / "floored", 0.2), conf=0.3, threads=1)
-    assert np.array_equal(floored(image), plain(image))
-    negatives.dice_detector(tmp_path / "floored", conf=0.1, threads=1)  # under the floor: no conflict
-
-
 def test_mine_takes_each_image_once_and_the_kind_asked(tmp_path):
     item = card_image(tmp_path)  # a card index at (10, 10, 30, 40), a die at (60, 60, 80, 80)
     calls = []

@@ -1019,7 +1019,7 @@ def test_a_retrained_detector_keeps_the_read_time_settings_of_the_reader_it_repl
         (out / "dice-reader.json").write_text(json.dumps({**doc, "training": earlier}), encoding="utf-8")
         training_record_path(out / "dice-reader.json").unlink()
     before = ReaderManifest.load(out / "dice-reader.json").detector
-    assert before.vouch_floor is not None and before.zoom_out_above is not None  # something to keep
+    assert before.zoom_out_above is not None and before.photo_imgsz is not None  # something to keep
     scenes, parser = _fake_detector_training(tmp_path, monkeypatch, b"weights")
     args = parser.parse_args(["--stage", "detector", "--no-real", "--synth", str(scenes), "--imgsz", str(before.imgsz),
                               "--out", str(out), "--runs", str(tmp_path / "runs")])
