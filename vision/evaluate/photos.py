@@ -56,7 +56,6 @@ ABLATIONS: dict[str, str] = {
     "specialists": "the ブ/プ specialist",
     "zoom-out": "the detector's zoomed-out pass (close-ups, frames with no die)",
     "zoom-in": "the detector's zoomed-in pass (wide photos)",
-    "pieces-and-clusters": "a large die's pieces and boxes of clustered dice left out",
     "no-die-drop": "boxes the classifier reads as no die left out",
     "cross-checks": "die boxes holding a card index, and index boxes holding a die, left out",
     "sharpen-soft": "small or out-of-focus dice crops sharpened before they are resized",
@@ -75,7 +74,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
     >>> ablated(None, "sharpening")  # type: ignore[arg-type]
     Traceback (most recent call last):
     ...
-    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, pieces-and-clusters, no-die-drop, cross-checks, sharpen-soft, card-closer-look, card-body, card-turns
+    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, no-die-drop, cross-checks, sharpen-soft, card-closer-look, card-body, card-turns
     """
     if step not in ABLATIONS:
         raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
@@ -85,7 +84,6 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
         "specialists": reader.without_specialists,
         "zoom-out": reader.without_zoom_out,
         "zoom-in": reader.without_zoom_in,
-        "pieces-and-clusters": lambda: reader.without(Step.PIECES_AND_CLUSTERS),
         "no-die-drop": lambda: reader.without(Step.NO_DIE_DROP),
         "cross-checks": lambda: reader.without(Step.CROSS_CHECKS),
         "sharpen-soft": lambda: reader.without(Step.SHARPEN_SOFT),

@@ -213,10 +213,7 @@ class DiceKnobs:
     out; chosen on the validation renders: at 0.5 more wrongly kept boxes went, but three
     times as many dice, a third of them ship's wheels. ``specialist_min_mass``: dice
     whose probability for a specialist's faces adds up to less are not shown to it: however
-    it shared that out, the face would not change. ``piece_held`` / ``piece_smaller``: a box
-    with this share of its area inside a box whose side it is under this share of is a piece
-    of it (a large die cut up, or one of a cluster of dice:
-    :func:`vision.read.stages.pieces_and_clusters`); dice side by side are about one size.
+    it shared that out, the face would not change.
     ``enlarge``: a photo that is not wide and whose dice are small is detected again at this
     many times the input (:func:`vision.read.stages.detect_zoomed_in`). ``index_of_a_card``: a
     die's box holding a whole corner index this much smaller than itself is a card
@@ -237,8 +234,6 @@ class DiceKnobs:
     second_opinion_below: float = 0.9
     no_die_drop: float = 0.8
     specialist_min_mass: float = 0.2
-    piece_held: float = 0.8
-    piece_smaller: float = 0.6
     enlarge: float = 1.5
     index_of_a_card: float = 0.25
     foreign_below: float = 0.2
@@ -265,8 +260,7 @@ class DiceKnobs:
         _score("dice", "sharpen_amount", self.sharpen_amount, 0.0, 4.0, open_low=True)
         for name in ("threshold", "specialist_min_mass", "foreign_below"):
             _score("dice", name, getattr(self, name))  # 0 is a choice: nothing flagged, foreign
-        for name in ("second_opinion_below", "no_die_drop", "piece_held", "piece_smaller",
-                     "index_of_a_card"):
+        for name in ("second_opinion_below", "no_die_drop", "index_of_a_card"):
             _score("dice", name, getattr(self, name), open_low=True)  # at 0 the step would be meaningless
         _score("dice", "enlarge", self.enlarge, 1.0, 4.0, open_low=True)
 

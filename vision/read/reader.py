@@ -17,9 +17,7 @@ when the detector itself is unsure the box is a die. A classifier with a last fa
 alarms) says when a box holds no die. A reading with a look (photos) leaves out the boxes
 it reads so with probability ``no_die_drop`` (:class:`~vision.read.policy.DiceKnobs`) or more,
 and the others keep their face probabilities as they are (not renormalised), so a box
-that may be no die reads unsure.
-It also leaves out the pieces of a large die and a box that holds a cluster of dice
-(:func:`~vision.read.stages.pieces_and_clusters`). A live frame's reading ignores that class
+that may be no die reads unsure. A live frame's reading ignores that class
 (its faces renormalised): the settler votes over frames, and the table's count of dice
 in play catches a box that is no die.
 """
@@ -56,7 +54,6 @@ from vision.read.stages import (
     detect_at_scale,
     holds_a_card_index,
     holds_a_die,
-    pieces_and_clusters,
     prepare_detector,
     ask_specialist,
     second_look,
@@ -82,7 +79,6 @@ class Step(Enum):
     """A step of the photo read path that no manifest entry switches, which a reader view can
     leave out (:meth:`DiceReader.without`; what each costs and gains: ``tableref eval --ablate``)."""
 
-    PIECES_AND_CLUSTERS = "pieces-and-clusters"  # a large die's pieces and boxes of clustered dice left out
     NO_DIE_DROP = "no-die-drop"  # boxes read as no die (DiceKnobs.no_die_drop) left out
     CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
     SHARPEN_SOFT = "sharpen-soft"  # a small or out-of-focus die's crop sharpened before it is resized (DiceKnobs.sharpen)
@@ -399,16 +395,12 @@ class DiceReader:
         score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
         ``box_scores`` are the detector's confidences (None: the boxes are known dice); a
         box the detector doubts (under its sure threshold) reads unsure whatever its face.
-        With a look (a photo), boxes read as no die, the pieces of a large die and clusters
-        of dice are left out (:func:`~vision.read.stages.pieces_and_clusters`)."""
+        With a look (a photo), boxes read as no die are left out."""
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
         none, reported, merged = self._faces(face_p)
         if none is not None and self.second_look is not None:
             keep = (none < self.policy.dice.no_die_drop if Step.NO_DIE_DROP not in self.skipped
                     else np.ones(len(none), bool))
-            if Step.PIECES_AND_CLUSTERS not in self.skipped:
-                keep &= ~pieces_and_clusters(np.asarray(boxes, np.float32), keep, merged.max(axis=1) >= self.threshold,
-                                             self.policy.dice)
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
             box_scores = None if box_scores is None else np.asarray(box_scores)[keep]
         best = merged.argmax(axis=1) if len(merged) else np.zeros((0,), np.int64)

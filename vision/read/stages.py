@@ -76,8 +76,8 @@ def detect_zoomed_out(
     A large die cut into pieces (its pips, a face) can leave the first pass's median at
     a webcam die's size, so a photo looks again whatever the median when
     ``zoom_out_photo_score`` is set; a large box is then added only when it scores that
-    much, since the photo gave no other sign of being a close-up. The pieces stay for the
-    reader to leave out once it has read the large die (:func:`pieces_and_clusters`).
+    much, since the photo gave no other sign of being a close-up; the pieces, read as no
+    die or unsure, are the reader's to leave out or doubt.
     A live frame without dice is an empty table, or a card table, where the second pass
     would only find cards, and one with dice of the usual size does not pay for a pass
     that seldom finds anything.
@@ -225,39 +225,6 @@ def holds_a_die(
     if not len(index_boxes) or not len(sure):
         return np.zeros(len(index_boxes), bool)
     return held_by(sure, index_boxes, held).any(axis=0)
-
-
-def pieces_and_clusters(
-    boxes: np.ndarray, dice: np.ndarray, sure: np.ndarray, knobs: DiceKnobs = DiceKnobs(),
-) -> np.ndarray:
-    """Which ``boxes`` to leave out of a photo's dice, once read: ``dice`` marks the boxes
-    the classifier keeps as dice, ``sure`` those it reads surely.
-
-    A die never holds another die. A box held (``knobs.piece_held`` of its area) by one
-    larger (its side under ``knobs.piece_smaller`` of the other's) is either a piece of a
-    large die, which the detector cut up (a face, a pip), or one of a cluster of dice that
-    the detector took for a single large die.
-    A box that holds two or more sure dice is such a cluster, and is left out. Else a box
-    held by a die, and not itself read surely, is a piece of it, and is left out. A sure
-    die in another die is left as it is: one of the two is wrong, and the reader cannot tell
-    which.
-
-    >>> boxes = np.array([[0, 0, 100, 100], [20, 20, 40, 40], [60, 60, 80, 80], [200, 0, 300, 100]], np.float32)
-    >>> dice = np.array([True, True, True, True])
-    >>> pieces_and_clusters(boxes, dice, np.array([True, False, False, True])).tolist()  # a large die, two pieces
-    [False, True, True, False]
-    >>> pieces_and_clusters(boxes, dice, np.array([True, True, True, True])).tolist()  # a cluster of two dice
-    [True, False, False, False]
-    """
-    if len(boxes) < 2:
-        return np.zeros(len(boxes), bool)
-    sides = _sides(boxes)
-    # held[i, j]: box i is inside box j, and smaller
-    held = held_by(boxes, boxes, knobs.piece_held) & (
-        sides[:, None] < knobs.piece_smaller * sides[None])
-    cluster = (held & (dice & sure)[:, None]).sum(axis=0) >= 2
-    piece = (held & (dice & ~cluster)[None]).any(axis=1) & ~(dice & sure)
-    return cluster | piece
 
 
 def _sides(boxes: np.ndarray) -> np.ndarray:

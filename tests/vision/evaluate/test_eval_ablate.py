@@ -69,7 +69,7 @@ def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, 
     assert table["images"] == 2 and table["headline"]["found"] == 1.0
     assert all(isinstance(row["ms"], float) for row in steps.values())
     assert "zoom-out" in table["not_in_read_path"]  # the tiny manifest has no zoomed passes
-    assert steps["pieces-and-clusters"]["delta"]["found"] == 0.0  # no box of the tiny scene holds another
+    assert steps["no-die-drop"]["delta"]["found"] == 0.0  # no box of the tiny scene is read as no die
 
 
 def test_a_teach_labels_file_of_game_scenes_is_scored_and_judged(tiny_set, tmp_path: Path, capsys) -> None:

@@ -21,7 +21,6 @@ from vision.read.stages import (
     detect_zoomed_in,
     detect_zoomed_out,
     holds_a_card_index,
-    pieces_and_clusters,
     second_look,
     view_boxes,
 )
@@ -487,7 +486,7 @@ def test_a_photo_looks_zoomed_out_for_a_die_cut_into_pieces() -> None:
     plain = detect_zoomed_out(CloseUpDetector((480, 640), dice), zoom_spec(), frame, photo=True)
     assert len(plain.boxes) == 2  # without the setting, the median says these are webcam dice
     found = detect_zoomed_out(CloseUpDetector((480, 640), dice), spec, frame, photo=True)
-    assert np.allclose(sorted(found.boxes[:, 0]), [200, 230, 320], atol=1.5)  # the reader drops the pieces
+    assert np.allclose(sorted(found.boxes[:, 0]), [200, 230, 320], atol=1.5)  # the die and its pieces
     doubted = [((200, 100, 380, 280), 0.0, 0.7), *dice[1:]]  # sure, but under the photo score
     assert len(detect_zoomed_out(CloseUpDetector((480, 640), doubted), spec, frame, photo=True).boxes) == 2
 
@@ -501,12 +500,6 @@ def test_zoom_out_photo_score_is_a_score_and_needs_zoom_out_above() -> None:
         DetectorSpec(imgsz=416, zoom_out_above=48, zoom_out_photo_score=1.5)
     with pytest.raises(ManifestError, match="needs zoom_out_above"):
         DetectorSpec(imgsz=416, zoom_out_photo_score=0.8)
-
-
-def test_pieces_and_clusters_of_boxes_of_one_size_are_none() -> None:
-    boxes = np.array([[0, 0, 40, 40], [20, 0, 60, 40], [100, 0, 140, 40]], np.float32)  # touching, overlapping dice
-    assert not pieces_and_clusters(boxes, np.ones(3, bool), np.array([True, False, True])).any()
-    assert not pieces_and_clusters(boxes[:1], np.ones(1, bool), np.ones(1, bool)).any()
 
 
 def test_an_index_holds_a_die_only_when_the_die_is_sure_and_four_fifths_inside() -> None:
