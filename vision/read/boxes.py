@@ -108,7 +108,7 @@ def xywh_to_xyxy(xywh: np.ndarray) -> np.ndarray:
 
 AREA_FLOOR = 1e-6
 """The least area a box is divided by, so that a box of no area shares nothing rather than
-dividing by zero (:func:`contained_share`, :func:`smaller_share`)."""
+dividing by zero (:func:`contained_share`)."""
 
 
 def area(boxes: np.ndarray) -> np.ndarray:
@@ -169,17 +169,6 @@ def contained_share(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
     [[1.0], [0.5]]
     """
     return intersection_matrix(inner, outer) / np.maximum(area(inner)[:, None], AREA_FLOOR)
-
-
-def smaller_share(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise share of the smaller box's area that the two boxes share, shape
-    ``(len(a), len(b))``: 1 when either box lies wholly inside the other.
-
-    >>> smaller_share(np.array([[0, 0, 10, 10]]), np.array([[5, 0, 105, 100], [0, 0, 1, 1]])).tolist()
-    [[0.5, 1.0]]
-    """
-    smaller = np.minimum(area(a)[:, None], area(b)[None, :])
-    return intersection_matrix(a, b) / np.maximum(smaller, AREA_FLOOR)
 
 
 def held_by(inner: np.ndarray, outer: np.ndarray, share: float) -> np.ndarray:

@@ -140,8 +140,8 @@ def judge(scores: Any, below: float, *doubts: Any) -> Judged:
 class DetectorKnobs:
     """One detector's decisions (the manifest's ``detector`` entry; what each means:
     :class:`vision.read.manifest.DetectorSpec`): boxes under ``conf`` are no object; boxes
-    under ``sure`` are kept but doubted; ``iou`` is the NMS overlap; ``photo_imgsz`` and the ``zoom_*`` sides and score
-    choose a photo's input size and its extra passes.
+    under ``sure`` are kept but doubted; ``iou`` is the NMS overlap; ``photo_imgsz`` and the
+    ``zoom_*`` sides and score choose a photo's input size and its extra passes.
 
     >>> DetectorKnobs(conf=0.3, sure=1.2)
     Traceback (most recent call last):
