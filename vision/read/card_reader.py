@@ -36,6 +36,7 @@ import numpy as np
 from vision.read.alternatives import card_alternatives, unsure_faces
 from vision.read.backends import Model
 from vision.read.card_body import BODY_RANKS, COURT, as_index_ranks, check_spec, read_bodies
+from vision.read.colourless import colourless
 from vision.read.card_edges import outline_between
 from vision.read.card_outline import CardOutline, outline_at
 from vision.read.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Card, Detection, Detections, Kind
@@ -200,13 +201,17 @@ class CardReader:
         """Rank and suit probabilities for each index box (one batched call), the mean over
         ``turns`` quarter turns of its crop: the classifier learnt indices at every angle, and
         on validation renders the mean of four readings was right more often, and more often
-        sure, than one (see the model card)."""
+        sure, than one (see the model card). In a frame without colour
+        (:func:`~vision.read.colourless.colourless`) every suit is equally likely: the
+        classifier tells a heart from a spade mostly by its colour."""
         rank_p, suit_p = self.classify_base(image, boxes)
         if self.recalibration is not None and len(rank_p):
             ranks, suits = self.recalibration
             rank_p = ranks.apply(rank_p)
             if suits is not None:
                 suit_p = suits.apply(suit_p)
+        if len(suit_p) and colourless(image, self.policy.colourless_within):
+            suit_p = unknown_suits(suit_p)
         return rank_p, suit_p
 
     def classify_base(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -405,12 +410,24 @@ class CardReader:
         if self.body is None or image is None or self.manifest.body is None or not quads:
             return [None] * len(found)
         rank_p, suit_p = read_bodies(self.body, self.manifest.body, image, [found[k].corners for k in quads])
+        if colourless(image, self.policy.colourless_within):
+            suit_p = unknown_suits(suit_p)
         read = {k: (rank_p[i], suit_p[i]) for i, k in enumerate(quads)}
         return [read.get(k) for k in range(len(found))]
 
     def read_indices(self, image: np.ndarray) -> tuple[Detection, ...]:
         """Every corner index in a BGR frame, each with its own reading (not merged)."""
         return self.read_corners(image).indices
+
+
+def unknown_suits(suit_p: np.ndarray) -> np.ndarray:
+    """Suit probabilities that say nothing: each suit equally likely, for each row.
+
+    >>> unknown_suits(np.array([[0.9, 0.05, 0.03, 0.02]])).tolist()
+    [[0.25, 0.25, 0.25, 0.25]]
+    """
+    suit_p = np.asarray(suit_p, np.float32)
+    return np.full_like(suit_p, 1.0 / suit_p.shape[1])
 
 
 SUIT_COLOURS = (("S", "C"), ("H", "D"))

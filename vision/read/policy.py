@@ -378,6 +378,10 @@ class ReadPolicy:
     closer look read borderline dice from (``photo_look``, ``closer_look``; a live frame
     takes none: :meth:`look`). Build it from the models' manifests with :meth:`from_manifests`.
 
+    ``colourless_within``: a frame whose chroma lies this close to its median nearly
+    everywhere holds no colour (:func:`vision.read.colourless.colourless`): its dice's colours
+    are in doubt where the game's words depend on them, and its cards' suits are unknown.
+
     ``photo_look``: a tighter and a looser crop of the borderline dice; ``tableref read``
     and ``tableref eval`` take it by default (``--no-second-look``: none), cheap enough for
     a still photo, while live frames go without it. ``closer_look``: the look a settled
@@ -402,7 +406,10 @@ class ReadPolicy:
                (0.0, 0.0, -0.06)),
     )
 
+    colourless_within: float = 1.0
+
     def __post_init__(self) -> None:
+        _score("policy", "colourless_within", self.colourless_within, 0.0, 255.0)
         kinds = (("dice", DiceKnobs), ("dice_detector", DetectorKnobs), ("cards", CardKnobs),
                  ("card_detector", DetectorKnobs), ("alternatives", AlternativeKnobs), ("settle", SettleConfig),
                  ("photo_look", Look), ("closer_look", Look))

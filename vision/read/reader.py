@@ -37,6 +37,7 @@ import numpy as np
 from vision.read.alternatives import face_alternatives
 from vision.read.backends import Model, default_threads, load_model
 from vision.read.card_reader import CardReader, CornerReadings
+from vision.read.colourless import colourless
 from vision.read.detections import NOT_AN_INDEX, Detection, Detections, Reading
 from vision.read.manifest import (
     CARD_MANIFEST_NAME,
@@ -390,12 +391,15 @@ class DiceReader:
 
     def label_dice(
         self, boxes: np.ndarray, face_p: np.ndarray, colour_p: np.ndarray, box_scores: np.ndarray | None = None,
+        colourless: bool = False,
     ) -> tuple[Detection, ...]:
         """Dice from the classifier's probabilities for ``boxes``, left to right: face, colour,
         score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
         ``box_scores`` are the detector's confidences (None: the boxes are known dice); a
         box the detector doubts (under its sure threshold) reads unsure whatever its face.
-        With a look (a photo), boxes read as no die are left out."""
+        With a look (a photo), boxes read as no die are left out. In a ``colourless`` frame
+        (:func:`~vision.read.colourless.colourless`) a colour is only the classifier's guess,
+        so where the game's words depend on it every die is unsure."""
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
         none, reported, merged = self._faces(face_p)
         if none is not None and self.second_look is not None:
@@ -420,7 +424,8 @@ class DiceReader:
                 if vocab.colours is not None:
                     # The table's words depend on colour (Nine Dice): a colour read under the
                     # reporting threshold leaves the die as unsure as a face would.
-                    colour_doubt = colour_scores < self.threshold
+                    colour_doubt = (np.ones(len(boxes), bool) if colourless
+                                    else colour_scores < self.threshold)
         judged = judge(scores, self.threshold, box_doubt, colour_doubt)
         out = []
         for i in np.argsort((boxes[:, 0] + boxes[:, 2]), kind="stable"):
@@ -502,7 +507,8 @@ class DiceReader:
         found = self.detect(image, (*indices, *cards))
         face_p, colour_p = self.classify(image, found.boxes)
         found = found.classified(self.manifest.classifier.faces, face_p, colour_p=colour_p)
-        dice = self.label_dice(found.boxes, found.probabilities, found.data["colour_p"], found.scores)
+        dice = self.label_dice(found.boxes, found.probabilities, found.data["colour_p"], found.scores,
+                               colourless(image, self.policy.colourless_within))
         if corners is not None and self.cards is not None and indices and Step.CROSS_CHECKS not in self.skipped:
             index_boxes = np.array([i.box for i in indices], np.float64)
             on_dice = holds_a_die(index_boxes, dice, self.policy.cards.die_in_an_index)

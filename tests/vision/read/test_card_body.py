@@ -22,10 +22,10 @@ BODY = ClassifierSpec(file=CARD_BODY_NAME, size=32, expand=1.12, faces=BODY_RANK
 
 
 def card_frame() -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float], tuple[float, float, float, float]]:
-    """A white card (70 x 100 px, turned 20 degrees) on a dark table, a red mark at its top,
-    with a small dark index at two opposite corners; its corners as printed, and the two
-    index boxes."""
-    img = np.full((480, 640, 3), 50, np.uint8)
+    """A white card (70 x 100 px, turned 20 degrees) on a dark green table, a red mark at its
+    top, with a small dark index at two opposite corners; its corners as printed, and the two
+    index boxes. (On a grey table the frame would hold no colour, and its suits none.)"""
+    img = np.full((480, 640, 3), (44, 56, 48), np.uint8)
     centre, (w, h), angle = (320.0, 240.0), (70.0, 100.0), 20.0
     rect = cv2.boxPoints((centre, (w, h), angle))  # bottom left first, clockwise on screen
     corners = upright(rect)
