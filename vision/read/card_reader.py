@@ -36,9 +36,9 @@ import numpy as np
 from vision.read.alternatives import card_alternatives, unsure_faces
 from vision.read.backends import Model
 from vision.read.card_body import BODY_RANKS, COURT, as_index_ranks, check_spec, read_bodies
-from vision.read.colourless import colourless
 from vision.read.card_edges import outline_between
 from vision.read.card_outline import CardOutline, outline_at
+from vision.read.colourless import colourless
 from vision.read.detections import CARD_RANKS, CARD_SUITS, NOT_AN_INDEX, Card, Detection, Detections, Kind
 from vision.read.manifest import ManifestError, ReaderManifest
 from vision.read.policy import ReadPolicy, judge

@@ -51,12 +51,12 @@ from vision.read.policy import Look, Mode, ReadPolicy, judge
 from vision.read.profile import Profile
 from vision.read.stages import (
     MIN_BOX_SIDE,
+    ask_specialist,
     classify_crops,
     detect_at_scale,
     holds_a_card_index,
     holds_a_die,
     prepare_detector,
-    ask_specialist,
     second_look,
 )
 from vision.read.vocabulary import Vocabulary, decode_colours
