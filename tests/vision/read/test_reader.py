@@ -252,6 +252,24 @@ def test_a_second_opinion_is_asked_about_unsure_dice_when_a_look_is_taken(tiny_d
     assert [r for i, r in enumerate(looked) if i != grey] == [r for i, r in enumerate(alone) if i != grey]
 
 
+def test_a_small_die_takes_the_second_opinion_alone(tiny_dir, tmp_path):
+    import shutil
+    from dataclasses import replace
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny_dir, models)
+    tiny.build_second_opinion(models)
+    reader = load_reader(models, threads=1, precision="f32").in_mode(Mode.PHOTO)
+    assert reader.policy.dice.second_opinion_alone_below == 24.0  # the grey die's box is 36 px
+    small = reader._view(reader.cards, reader.vocabulary, reader.second_look,
+                         policy=replace(reader.policy, dice=replace(reader.policy.dice, second_opinion_alone_below=40.0)))
+    averaged = {d.face: d for d in reader.read(tiny.scene()).dice()}[tiny.SECOND_OPINION_FACE]
+    alone = {d.face: d for d in small.read(tiny.scene()).dice()}[tiny.SECOND_OPINION_FACE]
+    assert averaged.score == pytest.approx(0.5, abs=0.02)  # the mean of a sure 3 and a three-way tie
+    assert alone.score > 0.99 and not alone.uncertain  # the second opinion's sure 3, not the mean
+    assert alone.colour == averaged.colour  # colours are still averaged
+
+
 def test_the_bench_times_the_second_look_without_the_second_opinion(tiny_dir, tmp_path, capsys):
     import shutil
 
