@@ -361,23 +361,22 @@ class DiceReader:
 
         With a look and a second-opinion model in the manifest, every die still read under
         ``second_opinion_below`` is read again the same way by that larger classifier, and
-        the two readings are averaged; a small die's face (its box under
-        ``second_opinion_alone_below`` pixels a side) is the larger classifier's alone. Live
+        the two readings are averaged; a small die (its box under ``second_opinion_alone_below``
+        pixels a side), however it was read, takes the larger classifier's face alone. Live
         frames (no look) never ask it."""
         face_p, colour_p = self._classify_by(self.classifier, self.manifest.classifier, image, boxes)
         spec = self.manifest.second_opinion
         if self.second_opinion is None or spec is None or self.second_look is None or len(face_p) == 0:
             return face_p, colour_p
-        ask = np.flatnonzero(face_p.max(axis=1) < self.policy.dice.second_opinion_below)
+        boxes = np.asarray(boxes, np.float32)
+        small = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) < self.policy.dice.second_opinion_alone_below
+        ask = np.flatnonzero((face_p.max(axis=1) < self.policy.dice.second_opinion_below) | small)
         if len(ask):
-            asked = np.asarray(boxes, np.float32)[ask]
-            other_f, other_c = self._classify_by(self.second_opinion, spec, image, asked)
+            other_f, other_c = self._classify_by(self.second_opinion, spec, image, boxes[ask])
             face_p, colour_p = face_p.copy(), colour_p.copy()
             if other_f.shape[1] < face_p.shape[1]:
                 other_f = defer_no_die(other_f, face_p[ask, -1])
-            sides = np.maximum(asked[:, 2] - asked[:, 0], asked[:, 3] - asked[:, 1])
-            alone = (sides < self.policy.dice.second_opinion_alone_below)[:, None]
-            face_p[ask] = np.where(alone, other_f, (face_p[ask] + other_f) / 2)
+            face_p[ask] = np.where(small[ask, None], other_f, (face_p[ask] + other_f) / 2)
             if colour_p.shape[1]:
                 colour_p[ask] = (colour_p[ask] + other_c) / 2
         return face_p, colour_p
