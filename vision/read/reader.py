@@ -369,7 +369,8 @@ class DiceReader:
         if self.second_opinion is None or spec is None or self.second_look is None or len(face_p) == 0:
             return face_p, colour_p
         boxes = np.asarray(boxes, np.float32)
-        small = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) < self.policy.dice.second_opinion_alone_below
+        sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        small = sides < self.policy.dice.second_opinion_alone_below
         ask = np.flatnonzero((face_p.max(axis=1) < self.policy.dice.second_opinion_below) | small)
         if len(ask):
             other_f, other_c = self._classify_by(self.second_opinion, spec, image, boxes[ask])
