@@ -121,6 +121,16 @@ def area(boxes: np.ndarray) -> np.ndarray:
     return (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
 
 
+def long_sides(boxes: np.ndarray) -> np.ndarray:
+    """Each ``x1 y1 x2 y2`` box's longer side.
+
+    >>> long_sides(np.array([[0, 0, 10, 4], [5, 5, 8, 12]])).tolist()
+    [10, 7]
+    """
+    boxes = np.asarray(boxes)
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
 def intersection_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise areas of overlap, shape ``(len(a), len(b))``.
 

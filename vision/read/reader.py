@@ -36,6 +36,7 @@ import numpy as np
 
 from vision.read.alternatives import face_alternatives
 from vision.read.backends import Model, default_threads, load_model
+from vision.read.boxes import long_sides
 from vision.read.card_reader import CardReader, CornerReadings
 from vision.read.colourless import colourless
 from vision.read.detections import NOT_AN_INDEX, Detection, Detections, Reading
@@ -369,8 +370,7 @@ class DiceReader:
         if self.second_opinion is None or spec is None or self.second_look is None or len(face_p) == 0:
             return face_p, colour_p
         boxes = np.asarray(boxes, np.float32)
-        sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-        small = sides < self.policy.dice.second_opinion_alone_below
+        small = long_sides(boxes) < self.policy.dice.second_opinion_alone_below
         ask = np.flatnonzero((face_p.max(axis=1) < self.policy.dice.second_opinion_below) | small)
         if len(ask):
             other_f, other_c = self._classify_by(self.second_opinion, spec, image, boxes[ask])

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.read.backends import Model, prepare_image, run_image
-from vision.read.boxes import Sharpen, crop_batch, held_by, letterbox, letterbox_shape, nms, xywh_to_xyxy
+from vision.read.boxes import Sharpen, crop_batch, held_by, letterbox, letterbox_shape, long_sides, nms, xywh_to_xyxy
 from vision.read.calibration import tempered
 from vision.read.detections import Detection, Detections
 from vision.read.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
@@ -87,12 +87,12 @@ def detect_zoomed_out(
     if spec.zoom_out_above is None or (len(dice) == 0 and not photo):
         return first
     per_px = spec.imgsz / max(image.shape[:2])
-    large = len(dice) == 0 or float(np.median(_sides(dice))) * per_px >= spec.zoom_out_above
+    large = len(dice) == 0 or float(np.median(long_sides(dice))) * per_px >= spec.zoom_out_above
     if not large and (not photo or spec.zoom_out_photo_score is None):
         return first
     second = detect_boxes(model, at_imgsz(spec, _half(spec)), image)
     least = spec.sure_threshold if large else max(spec.sure_threshold, spec.zoom_out_photo_score or 0.0)
-    add = (_sides(second.boxes) * per_px >= spec.zoom_out_above * 4 / 3) & (second.scores >= least)
+    add = (long_sides(second.boxes) * per_px >= spec.zoom_out_above * 4 / 3) & (second.scores >= least)
     return _merged(spec, first, second, add & ~holds_a_card(second.boxes, cards))
 
 
@@ -120,7 +120,7 @@ def detect_zoomed_in(
     # Not the median, as for zooming out: where most dice are missed, the few found are
     # the largest, so a tenth of small boxes already says the photo is wide.
     dice = _dice(spec, found)
-    if len(dice) and float(np.quantile(_sides(dice), 0.1)) * per_px >= spec.zoom_in_below:
+    if len(dice) and float(np.quantile(long_sides(dice), 0.1)) * per_px >= spec.zoom_in_below:
         return found
     if not wide and (enlarge is None or not len(dice)):
         return found
@@ -200,7 +200,7 @@ def holds_a_card_index(
     index = np.array(list(seen), np.float64)
     sure = np.array(list(seen.values()))
     held = held_by(index, boxes, 0.9).T & (
-        _sides(index)[None] < smaller * _sides(boxes)[:, None])
+        long_sides(index)[None] < smaller * long_sides(boxes)[:, None])
     return held[:, sure].any(axis=1) | (held[:, ~sure].sum(axis=1) >= 2)
 
 
@@ -225,10 +225,6 @@ def holds_a_die(
     if not len(index_boxes) or not len(sure):
         return np.zeros(len(index_boxes), bool)
     return held_by(sure, index_boxes, held).any(axis=0)
-
-
-def _sides(boxes: np.ndarray) -> np.ndarray:
-    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
 
 
 def classify_crops(
