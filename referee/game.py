@@ -60,7 +60,9 @@ class Rules:
 
     ``die_faces`` pairs each face a camera may read on this game's dice with the face the
     game calls it (empty for a card game); ``die_colours`` lists the dice's body colours
-    when the game depends on them (None: any).
+    when the game depends on them (None: any). ``dice`` lists the physical dice of the
+    game's set, each as its body colour and its six faces, when every roll comes from that
+    one set and the game depends on colour (empty: otherwise), so a reading can count them.
     """
 
     name: str
@@ -71,3 +73,4 @@ class Rules:
     parse_event: Callable[[Mapping[str, Any], Sequence[str]], Event]
     die_faces: tuple[tuple[str, str], ...] = ()
     die_colours: tuple[str, ...] | None = None
+    dice: tuple[tuple[str, tuple[str, ...]], ...] = ()

@@ -1204,4 +1204,5 @@ RULES = Rules(
     parse_event=parse_event,
     die_faces=tuple((letter.value, letter.value) for letter in Letter),
     die_colours=tuple(c.value for c in Colour),
+    dice=tuple((die.colour.value, tuple(f.value for f in die.faces)) for die in (*LAYOUT.basic, LAYOUT.expansion)),
 )

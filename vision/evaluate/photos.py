@@ -59,6 +59,7 @@ ABLATIONS: dict[str, str] = {
     "no-die-drop": "boxes the classifier reads as no die left out",
     "cross-checks": "die boxes holding a card index, and index boxes holding a die, left out",
     "sharpen-soft": "small or out-of-focus dice crops sharpened before they are resized",
+    "dice-set": "a roll's colours read as different dice of the game's set (Nine Dice)",
     "card-closer-look": "card indices found at the photo's larger detector input, not the live frame's",
     "card-body": "cards read from their bodies too, not their corners alone",
     "card-turns": "each card index read at its quarter turns, not once",
@@ -74,7 +75,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
     >>> ablated(None, "sharpening")  # type: ignore[arg-type]
     Traceback (most recent call last):
     ...
-    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, no-die-drop, cross-checks, sharpen-soft, card-closer-look, card-body, card-turns
+    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, no-die-drop, cross-checks, sharpen-soft, dice-set, card-closer-look, card-body, card-turns
     """
     if step not in ABLATIONS:
         raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
@@ -87,6 +88,7 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
         "no-die-drop": lambda: reader.without(Step.NO_DIE_DROP),
         "cross-checks": lambda: reader.without(Step.CROSS_CHECKS),
         "sharpen-soft": lambda: reader.without(Step.SHARPEN_SOFT),
+        "dice-set": lambda: reader.without(Step.DICE_SET),
         "card-closer-look": lambda: reader if reader.cards is None or live_card_imgsz in (None, reader.cards.imgsz)
         else reader.with_card_imgsz(live_card_imgsz),
         "card-body": reader.without_card_body,

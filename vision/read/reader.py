@@ -60,7 +60,8 @@ from vision.read.stages import (
     prepare_detector,
     second_look,
 )
-from vision.read.vocabulary import Vocabulary, decode_colours
+from vision.read.dice_set import set_colours
+from vision.read.vocabulary import Vocabulary, decode_colours, merge_shades, plain_colour
 
 __all__ = ["MIN_BOX_SIDE", "DiceReader", "InvalidImage", "Step", "as_bgr", "load_pair", "load_reader"]
 
@@ -84,6 +85,7 @@ class Step(Enum):
     NO_DIE_DROP = "no-die-drop"  # boxes read as no die (DiceKnobs.no_die_drop) left out
     CROSS_CHECKS = "cross-checks"  # a die box holding a card index is a card; an index box holding a die is dice
     SHARPEN_SOFT = "sharpen-soft"  # a small or out-of-focus die's crop sharpened before it is resized (DiceKnobs.sharpen)
+    DICE_SET = "dice-set"  # a roll's colours read as different dice of the game's set (vision/read/dice_set.py)
 
 
 class InvalidImage(ValueError):
@@ -421,6 +423,8 @@ class DiceReader:
         box_doubt = (np.zeros(len(boxes), bool) if box_scores is None
                      else self.policy.dice_detector.doubts(box_scores))
         colour_doubt = np.zeros(len(boxes), bool)
+        if has_colour and vocab is not None and vocab.dice and Step.DICE_SET not in self.skipped:
+            colour_p = self._as_set(merged, reported, colour_p, ~box_doubt)
         if has_colour:
             if vocab is None:
                 colour_names = decode_colours(colour_p, colours)[0]
@@ -449,6 +453,28 @@ class DiceReader:
                 )
             )
         return tuple(out)
+
+    def _as_set(self, merged: np.ndarray, reported: tuple[str, ...], colour_p: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        """Model colour probabilities of a frame's boxes read as different dice of the
+        vocabulary's set (:func:`~vision.read.dice_set.set_colours`; ``merged``: the reported
+        faces' probabilities). Only the boxes in ``dice`` (those the detector is sure of) take
+        part: a doubted box may be no die at all, and would use up one of the set's dice."""
+        vocab = self.vocabulary
+        rows = np.flatnonzero(dice)
+        if vocab is None or vocab.colours is None or not len(rows):
+            return colour_p
+        colours = self.manifest.classifier.colours
+        plain, probs = merge_shades(colour_p, colours)
+        allowed = [j for j, c in enumerate(plain) if c in vocab.colours]
+        shared = set_colours(merged[rows], reported, probs[np.ix_(rows, allowed)], [plain[j] for j in allowed], vocab.dice)
+        # back onto the model's colours: each allowed plain colour's probability on its first
+        # model colour (its shades none), the colours the table does not have as they were
+        colour_p = np.array(colour_p, np.float32)
+        for k, j in enumerate(allowed):
+            cols = [m for m, name in enumerate(colours) if plain_colour(name) == plain[j]]
+            colour_p[np.ix_(rows, cols)] = 0.0
+            colour_p[rows, cols[0]] = shared[:, k]
+        return colour_p
 
     def _faces(self, face_p: np.ndarray) -> tuple[np.ndarray | None, tuple[str, ...], np.ndarray]:
         """The probability of no die (None for a classifier without ``none``), and the faces

@@ -37,6 +37,8 @@ from types import MappingProxyType
 
 import numpy as np
 
+from vision.read.dice_set import SetDie
+
 __all__ = ["SHADES", "Vocabulary", "VocabularyError", "decode_colours", "game_vocabulary", "merge_shades", "plain_colour"]
 
 SHADES: Mapping[str, str] = MappingProxyType({"ivory": "white", "navy": "blue"})
@@ -101,6 +103,7 @@ class Vocabulary:
     faces: tuple[tuple[str, str], ...]
     colours: frozenset[str] | None = None
     name: str = ""
+    dice: tuple[SetDie, ...] = ()  # the set every roll comes from (empty: any dice)
 
     @classmethod
     def of(
@@ -108,8 +111,10 @@ class Vocabulary:
         faces: Mapping[str, str] | Iterable[str],
         colours: Iterable[str] | None = None,
         name: str = "",
+        dice: Iterable[SetDie] = (),
     ) -> Vocabulary:
-        """A vocabulary from a face mapping (or a list of faces reported as they are)."""
+        """A vocabulary from a face mapping (or a list of faces reported as they are), and
+        the dice of the set a roll comes from, when there is one (their faces reported ones)."""
         pairs = tuple(faces.items()) if isinstance(faces, Mapping) else tuple((str(f), str(f)) for f in faces)
         if not pairs:
             raise VocabularyError("a vocabulary needs at least one face")
@@ -117,7 +122,15 @@ class Vocabulary:
             colours = frozenset(str(c) for c in colours)
             if not colours:
                 raise VocabularyError("a vocabulary's colours, when given, must not be empty")
-        return cls(tuple(sorted(pairs)), colours, name)
+        dice = tuple(dice)
+        reported = {out for _, out in pairs}
+        strange = sorted({f for die in dice for f in die.faces} - reported)
+        if strange:
+            raise VocabularyError(f"the set's dice show faces the vocabulary does not report: {', '.join(strange)}")
+        unknown = sorted({d.colour for d in dice if colours is None or d.colour not in colours})
+        if unknown:
+            raise VocabularyError(f"the set's dice have colours the vocabulary does not allow: {', '.join(unknown)}")
+        return cls(tuple(sorted(pairs)), colours, name, dice)
 
     def to_json(self) -> dict[str, object]:
         """What ``tableref read`` and the dashboard show of it.
@@ -196,8 +209,10 @@ def game_vocabulary(game: str) -> Vocabulary | None:
     a game the referee does not know.
 
     Liar's Dice: the wheel and 2-6, a plain 1 counting as the wheel it replaces. Nine Dice:
-    the nine katakana in white, black, blue and green. Pin-456: the faces of the dice set
-    in ``referee/data/pin456.json``.
+    the nine katakana in white, black, blue and green, and its set, three dice of each token
+    colour and the green expansion die (``referee/data/nine-dice.json``), whose colours a
+    roll is read by (:mod:`vision.read.dice_set`). Pin-456: the faces of the dice set in
+    ``referee/data/pin456.json``.
 
     >>> game_vocabulary("liars-dice").to_json()["faces"]["1"]
     'wheel'
@@ -205,6 +220,8 @@ def game_vocabulary(game: str) -> Vocabulary | None:
     ['black', 'blue', 'green', 'white']
     >>> game_vocabulary("pin456").reported_faces, game_vocabulary("doubt")
     (('1', '4', '5', '6'), None)
+    >>> len(game_vocabulary("nine-dice").dice), game_vocabulary("liars-dice").dice
+    (10, ())
     """
     from referee.log import GAMES
     from referee.replay import rules_for
@@ -214,4 +231,5 @@ def game_vocabulary(game: str) -> Vocabulary | None:
     rules = rules_for(game)
     if not rules.die_faces:
         return None
-    return Vocabulary.of(dict(rules.die_faces), rules.die_colours, name=game)
+    return Vocabulary.of(dict(rules.die_faces), rules.die_colours, name=game,
+                         dice=tuple(SetDie(colour, faces) for colour, faces in rules.dice))
