@@ -454,13 +454,13 @@ class DiceReader:
             )
         return tuple(out)
 
-    def _as_set(self, merged: np.ndarray, reported: tuple[str, ...], colour_p: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    def _as_set(self, merged: np.ndarray, reported: tuple[str, ...], colour_p: np.ndarray, sure: np.ndarray) -> np.ndarray:
         """Model colour probabilities of a frame's boxes read as different dice of the
         vocabulary's set (:func:`~vision.read.dice_set.set_colours`; ``merged``: the reported
-        faces' probabilities). Only the boxes in ``dice`` (those the detector is sure of) take
+        faces' probabilities). Only the ``sure`` boxes (those the detector is sure of) take
         part: a doubted box may be no die at all, and would use up one of the set's dice."""
         vocab = self.vocabulary
-        rows = np.flatnonzero(dice)
+        rows = np.flatnonzero(sure)
         if vocab is None or vocab.colours is None or not len(rows):
             return colour_p
         colours = self.manifest.classifier.colours
