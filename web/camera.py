@@ -78,8 +78,9 @@ class TableCamera(Protocol):
         ...
 
     def keep(self) -> None:
-        """The table has read the reveal it waited for: what is on the table stays as it is
-        (the demo source rolls nothing new until the next :meth:`expect`). May do nothing."""
+        """The table has taken the reading of the reveal it waited for: what is on the table
+        stays as it is (the demo source rolls nothing new until the next :meth:`expect`, as
+        when that reading does not add up). May do nothing."""
         ...
 
 

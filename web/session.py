@@ -575,6 +575,10 @@ class TableSession:
         settled = camera.settled_after(max(since, self.sessions.camera_used_until), timeout=self.sessions.settle_wait)
         if settled is None:
             raise no_settled_reading(camera)
+        try:  # what was read stays on the table while it is judged (one that does not add up asks again)
+            camera.keep()
+        except Exception:
+            log.exception("camera keep failed")
         return from_reading(settled.reading, self.record.game), settled.jpeg, "camera"
 
     def _judge(self, state: State, event_type: str, objects: Sequence[Mapping[str, Any]]) -> tuple[JSON, State, JSON]:

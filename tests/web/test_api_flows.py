@@ -327,6 +327,25 @@ def test_reread_never_takes_the_camera_reading_it_already_judged(tables: Tables,
     assert out["status"] == "verdict" and tables.view(tid)["seq"] == 4
 
 
+def test_a_camera_reading_is_held_while_judged_and_asked_again_when_it_does_not_add_up(tables: Tables, camera: object) -> None:
+    """The demo source must not roll new dice between the reading a table took and its
+    verdict (the dice judged must be the dice shown); a reading to re-read asks again."""
+    from web_support import ScriptedCamera
+
+    assert isinstance(camera, ScriptedCamera)
+    tid = challenged_liars_dice(tables)
+    time.sleep(0.01)
+    camera.settle(faces(*TEN[:-1]))  # one die missed
+    camera.calls.clear()
+    assert tables.reveal(tid)["status"] == "reread"
+    assert camera.calls == ["keep", "expect"], camera.calls
+    time.sleep(0.01)
+    camera.settle(faces(*TEN))
+    camera.calls.clear()
+    assert tables.reveal(tid, path="reread")["status"] == "verdict"
+    assert camera.calls[0] == "keep" and "expect" not in camera.calls, camera.calls
+
+
 def test_camera_reveal_takes_only_the_games_objects(tables: Tables, camera: object) -> None:
     from web_support import ScriptedCamera
 

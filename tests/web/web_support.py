@@ -34,13 +34,16 @@ class ScriptedCamera:
         self.started = False
         self.expected: list[tuple[str, dict[str, Any]]] = []
         self.kept = 0  # how many times a table said it read its reveal
+        self.calls: list[str] = []  # "expect" and "keep", in the order the tables made them
         self.settle_state = "moving"  # what the settler is doing, as LiveTableCamera.status says
 
     def expect(self, game: str, state: dict[str, Any]) -> None:
         self.expected.append((game, state))
+        self.calls.append("expect")
 
     def keep(self) -> None:
         self.kept += 1
+        self.calls.append("keep")
 
     def start(self) -> None:
         self.started = True
