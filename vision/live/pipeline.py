@@ -251,7 +251,7 @@ def look_closer_at_cards(
     reader: Reader, settled: SettledReading, most: int = CardKnobs().closer_max,
 ) -> SettledReading:
     """``settled`` after a closer look at its cards: its frame read once more with the card
-    detector at :func:`card_closer_imgsz` (704 for a 640x480 frame, 1280 for 1280x720), whose
+    detector at :func:`card_closer_imgsz` (640 for a 640x480 frame, 1280 for 1280x720), whose
     reading replaces the vote's cards where it settles what the vote left open
     (:func:`~vision.live.settle.fold_card_closer`). Once per reveal, like the dice's closer look.
     Without card stages, an image or cards, ``settled`` is returned as it is."""
