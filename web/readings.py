@@ -45,6 +45,12 @@ MAX_TEXT = 24
 MAX_SIDE = 20000
 MAX_ALTERNATIVES = 16
 
+#: A camera reading that does not add up, whose dice's boxes are under this many pixels a
+#: side (the median die), says the dice are too small in the picture (:func:`size_advice`).
+#: On the foreign yardstick's ``val`` scenes the reader is unsure of 48-78 % of the dice it
+#: finds with boxes under 24 px, and of 27 % from 24 to 32 px and 18 % above.
+SMALL_DIE_PX = 24.0
+
 
 def object_kind(game: str) -> str:
     return "card" if game in CARD_GAMES else "die"
@@ -141,6 +147,27 @@ def from_reading(reading: Reading, game: str | None = None) -> ParsedReading:
     kind = object_kind(game) if game is not None else None
     objects = tuple(_stored(o) for o in reading.objects if kind is None or o.kind == kind)
     return ParsedReading(objects, int(reading.width), int(reading.height))
+
+
+def size_advice(objects: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
+    """What to do about a camera reading that did not add up when its dice are small in the
+    picture (the median die's box under :data:`SMALL_DIE_PX` a side): bring the camera closer.
+    None when they are not, or the reading has no die with a box (one entered by hand).
+
+    >>> size_advice([{"kind": "die", "box": [0, 0, 14, 15]}, {"kind": "die", "box": [30, 0, 48, 16]}])[0]
+    'the dice are about 16 px across in the picture, too small to read surely: bring the camera closer to them'
+    >>> size_advice([{"kind": "die", "box": [0, 0, 30, 28]}]), size_advice([{"kind": "die", "box": [0, 0, 0, 0]}])
+    (None, None)
+    """
+    sides = sorted(max(b[2] - b[0], b[3] - b[1]) for o in objects if o.get("kind") == Kind.DIE
+                   for b in [o.get("box") or (0, 0, 0, 0)] if b[2] > b[0] and b[3] > b[1])
+    if not sides:
+        return None
+    side = (sides[(len(sides) - 1) // 2] + sides[len(sides) // 2]) / 2
+    if side >= SMALL_DIE_PX:
+        return None
+    return (f"the dice are about {side:.0f} px across in the picture, too small to read surely: bring the camera closer to them",
+            f"ダイスが画面上で約{side:.0f}ピクセルと小さく、確実に読み取れません。カメラをダイスに近づけてください")
 
 
 def _stored(obj: Detection) -> JSON:

@@ -70,6 +70,7 @@ from web.readings import (
     judge_reading,
     object_kind,
     parse_reading,
+    size_advice,
 )
 from web.store import (
     CorrectionRecord,
@@ -99,6 +100,22 @@ def bilingual(err: RefereeError) -> JSON:
     """A refusal in both languages, for storing and for live pages that switch language."""
     out = err.to_json("en")
     return {"code": err.code, "messages": {"en": err.message("en"), "ja": err.message("ja")}, "params": out["params"]}
+
+
+def with_advice(reason: JSON, advice: tuple[str, str] | None) -> JSON:
+    """``reason`` (as :func:`bilingual` gives it) with ``advice`` (English, Japanese) added to
+    its messages and kept under ``advice``; as it is without advice.
+
+    >>> with_advice({"code": "misread", "messages": {"en": "No.", "ja": "いいえ。"}, "params": {}}, ("come closer", "近づく"))["messages"]
+    {'en': 'No. Come closer.', 'ja': 'いいえ。近づく。'}
+    """
+    if advice is None:
+        return reason
+    en, ja = advice
+    messages = dict(reason.get("messages", {}))
+    messages["en"] = f"{messages.get('en', '')} {en[:1].upper()}{en[1:]}.".strip()
+    messages["ja"] = f"{messages.get('ja', '')}{ja}。"
+    return {**reason, "messages": messages, "advice": {"en": en, "ja": ja}}
 
 
 def localize(reason: Mapping[str, Any] | None, lang: str) -> JSON | None:
@@ -671,6 +688,8 @@ class TableSession:
             body, _, result = self._judge(state, event_type, objects)
         except Misread as err:
             body, reason, result = None, bilingual(err), None
+            if source == "camera":
+                reason = with_advice(reason, size_advice(objects))
         else:
             reason = None
         try:

@@ -346,6 +346,27 @@ def test_a_camera_reading_is_held_while_judged_and_asked_again_when_it_does_not_
     assert camera.calls[0] == "keep" and "expect" not in camera.calls, camera.calls
 
 
+def test_a_camera_reading_of_small_dice_that_does_not_add_up_says_to_bring_the_camera_closer(tables: Tables, camera: object) -> None:
+    from web_support import ScriptedCamera
+
+    assert isinstance(camera, ScriptedCamera)
+    said = {}
+    for side in (12, 40):
+        tid = challenged_liars_dice(tables)
+        time.sleep(0.01)
+        camera.settle([{**o, "box": [50 * i, 10, 50 * i + side, 10 + side]} for i, o in enumerate(faces(*TEN[:-1]))])
+        out = tables.reveal(tid)  # one die missed
+        assert out["status"] == "reread" and "9 dice" in out["reason"]["message"]
+        said[side] = out["reason"]
+    assert "about 12 px across" in said[12]["message"] and "closer" in said[12]["message"]
+    assert said[12]["advice"]["ja"].startswith("ダイスが画面上で約12ピクセル")
+    assert "closer" not in said[40]["message"] and "advice" not in said[40]  # large dice: nothing to advise
+    # A reading entered by hand carries no boxes, and no advice.
+    tid = challenged_liars_dice(tables)
+    out = tables.reveal(tid, faces(*TEN[:-1]))
+    assert out["status"] == "reread" and "advice" not in out["reason"]
+
+
 def test_camera_reveal_takes_only_the_games_objects(tables: Tables, camera: object) -> None:
     from web_support import ScriptedCamera
 
