@@ -58,6 +58,7 @@ from vision.read.alternatives import unsure_faces
 from vision.read.boxes import area, greedy_match, held_by, iou
 from vision.read.detections import Box, Detection, Kind, Reading
 from vision.read.policy import SettleConfig, judge
+from vision.live.averaging import still_picture
 from vision.live.stillness import moved, thumbnail
 
 
@@ -115,8 +116,9 @@ class SettledReading:
     ``reading`` holds the voted objects (boxes from the newest frame, ``score`` = the
     folded confidence); ``votes[i]`` explains ``reading.objects[i]``; ``frame_index`` /
     ``t`` identify the newest frame of the run, ``at`` is its wall-clock time when the
-    caller gave one, and ``image`` is that frame (for the snapshot), when the caller
-    supplied it. ``seq`` counts emissions from 1.
+    caller gave one, and ``image`` is that frame (for the closer look and the snapshot), when
+    the caller supplied it: on a noisy sensor the mean of the still picture's latest frames
+    (``SettleConfig.average_above``, :mod:`vision.live.averaging`). ``seq`` counts emissions from 1.
     """
 
     reading: Reading
@@ -388,6 +390,7 @@ class _StillPicture:
     first: np.ndarray | None = None
     start_t: float = 0.0
     frames: deque[tuple[Detection, ...]] = field(default_factory=deque)
+    images: deque[np.ndarray] = field(default_factory=deque)
     count: int = 0
     done: bool = False
     by_flicker: bool = False
@@ -483,7 +486,8 @@ class Settler:
     def _new_still(self, first: np.ndarray | None = None, start_t: float = 0.0) -> _StillPicture:
         """A still picture starting with the thumbnail ``first`` at ``start_t``, keeping the
         readings of its latest ``flicker_window`` frames."""
-        return _StillPicture(first, start_t, deque(maxlen=self.config.flicker_window))
+        return _StillPicture(first, start_t, deque(maxlen=self.config.flicker_window),
+                             deque(maxlen=self.config.stable_frames))
 
     @property
     def progress(self) -> float:
@@ -552,6 +556,7 @@ class Settler:
         if still.first is None or moved(still.first, picture, cfg.image_still_tol):
             self._still = still = self._new_still(picture, t)
         still.frames.append(tuple(objects))
+        still.images.append(image)
         still.count += 1
 
     def _settle_flicker(
@@ -633,11 +638,20 @@ class Settler:
             frames=frames,
             seq=self._seq,
             at=at,
-            image=image,
+            image=self._picture(image),
         )
         self._emitted = tuple(d for d, _ in decided)
         self.last = settled
         return settled
+
+    def _picture(self, image: np.ndarray | None) -> np.ndarray | None:
+        """The settled reveal's picture: ``image``, or on a noisy sensor the mean of the still
+        picture's latest frames (:func:`~vision.live.averaging.still_picture`), of which
+        ``image`` is the newest."""
+        images = self._still.images
+        if image is None or not images or images[-1] is not image:
+            return image
+        return still_picture(list(images), self.config.average_above)
 
     def _follow(self, objects: Sequence[Detection]) -> bool:
         """Extend the still run's tracks with this frame's ``objects``; False (tracks left

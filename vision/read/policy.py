@@ -343,6 +343,13 @@ class SettleConfig:
     same (:meth:`vision.live.settle.Settler.update`, step 5 of its module's list); None: never.
     It votes over the still picture's latest ``flicker_window`` frames, and an object seen in
     fewer than ``flicker_present`` of them is uncertain (:func:`vision.live.settle.flicker_vote`).
+    ``average_above``: the settled reveal's picture (what the closer look reads and the
+    snapshot shows) is the mean of the still picture's latest ``stable_frames`` frames when
+    their sensor noise (:func:`vision.live.averaging.temporal_noise`) is this many grey levels
+    or more, else the newest frame; None: always the newest frame. Chosen on live clips of
+    tables never trained on (model card): through a dim camera (noise 4-8) 85 -> 94 of 120
+    reveals right, none wrong more; the demo's clean frames (2.3) are read as they are,
+    since their mean read small dice worse.
     """
 
     stable_frames: int = 5
@@ -361,6 +368,7 @@ class SettleConfig:
     flicker_s: float = 0.8
     flicker_window: int = 45
     flicker_present: float = 0.8
+    average_above: float | None = 3.5
 
     def __post_init__(self) -> None:
         if self.stable_frames < 1:
@@ -369,6 +377,8 @@ class SettleConfig:
             raise PolicyError("settle: flicker_frames must be at least stable_frames (or None: never)")
         if self.image_still_tol <= 0:
             raise PolicyError("settle: image_still_tol must be positive")
+        if self.average_above is not None and not self.average_above > 0:
+            raise PolicyError("settle: average_above must be a positive noise level in grey levels (or None: never)")
         if not 0 < self.move_frac:
             raise PolicyError("settle: move_frac must be positive")
         if self.faint_memory < 0:

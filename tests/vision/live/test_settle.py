@@ -168,6 +168,45 @@ def test_image_and_wall_time_are_passed_through() -> None:
     assert out.to_json()["reading"]["objects"][0]["face"] == "2"
 
 
+def _noisy_table(k: int, sigma: float) -> np.ndarray:
+    table = np.full((120, 160, 3), 110.0)
+    table[40:80, 60:100] = 230.0  # a die
+    noise = np.random.default_rng(k).normal(0.0, sigma, table.shape)
+    return np.clip(table + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("sigma", [2.0, 9.0])
+def test_a_noisy_sensor_settles_on_the_mean_of_the_still_frames(sigma: float) -> None:
+    """In a dim room the settled picture (which the closer look reads) is the mean of the
+    still frames, with a third of one frame's noise; a clean sensor's is the newest frame."""
+    s = Settler(SettleConfig(stable_frames=5, min_still_s=0.0))
+    pictures = [_noisy_table(k, sigma) for k in range(5)]
+    out = [s.update(frame(die(80, 60, "4")), index=k, t=k / 15, image=pictures[k]) for k in range(5)]
+    settled = out[-1]
+    assert settled is not None and all(o is None for o in out[:-1])
+    clean = _noisy_table(0, 0.0).astype(float)
+    if sigma < SettleConfig().average_above:  # type: ignore[operator]
+        assert settled.image is pictures[-1]
+    else:
+        assert float(np.abs(settled.image.astype(float) - clean).std()) < sigma / 2  # type: ignore[union-attr]
+        never = Settler(SettleConfig(stable_frames=5, min_still_s=0.0, average_above=None))
+        out = [never.update(frame(die(80, 60, "4")), index=k, t=k / 15, image=pictures[k]) for k in range(5)]
+        assert out[-1] is not None and out[-1].image is pictures[-1]
+
+
+def test_frames_from_before_the_picture_moved_are_not_averaged() -> None:
+    """The dice held still, but a hand passed at the table's edge two frames before they
+    settled: only the frames since are averaged."""
+    s = Settler(SettleConfig(stable_frames=5, min_still_s=0.0))
+    pictures = [_noisy_table(k, 9.0) for k in range(5)]
+    for k in (3, 4):
+        pictures[k][:, :30] = 20  # the hand
+    out = [s.update(frame(die(80, 60, "4")), index=k, t=k / 15, image=pictures[k]) for k in range(5)]
+    assert out[-1] is not None
+    mean = np.mean(np.stack(pictures[3:]).astype(np.float32), axis=0)
+    assert np.array_equal(out[-1].image, np.clip(mean + 0.5, 0, 255).astype(np.uint8))  # type: ignore[arg-type]
+
+
 def test_match_still_pairs_nearest() -> None:
     prev = [die(100, 100, "1"), die(104, 100, "2")]
     cur = [die(105, 100, "2"), die(99, 100, "1")]

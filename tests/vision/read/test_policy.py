@@ -88,6 +88,7 @@ def test_each_mode_takes_its_look() -> None:
     (lambda: SettleConfig(stable_frames=8, flicker_frames=4), "flicker_frames"),
     (lambda: SettleConfig(flicker_window=0), "flicker_window"),
     (lambda: SettleConfig(flicker_present=0.0), "flicker_present"),
+    (lambda: SettleConfig(average_above=0.0), "average_above"),
     (lambda: ReadPolicy(dice=CardKnobs()), "dice"),
 ])
 def test_a_knob_out_of_range_is_refused(make: object, name: str) -> None:
