@@ -3,10 +3,11 @@
 A reveal settles once its dice have held still for a few frames (:class:`~vision.live.settle.Settler`),
 and those frames show the same table with fresh sensor noise each. In a dim room a webcam
 turns its gain up and that noise hides a small die's pips and marks; the mean of the still
-frames shows them again. The closer look (:func:`vision.live.pipeline.look_closer`) reads
-the settled picture, so on a noisy sensor it reads that mean. On a clean one it reads the
+frames shows them again. On a noisy sensor the dice's closer look
+(:func:`vision.live.pipeline.look_closer`) reads that mean. On a clean one it reads the
 frame itself: the classifiers learnt on noisy crops, and a mean of frames with little noise
-read small dice worse (model card).
+read small dice worse; so did small cards' indices under a dim camera, so the cards' closer
+look and the snapshot keep the frame (model card).
 
 The noise is measured where it is: the spread of each pixel over the still frames (every
 fourth pixel each way, the green channel), whose median over the picture is the sensor's
@@ -18,11 +19,11 @@ median.
 >>> frames = [np.clip(table + rng.normal(0, 8, table.shape), 0, 255).astype(np.uint8) for _ in range(5)]
 >>> 6.5 < temporal_noise(frames) < 8.5  # noise of sigma 8 (a median of five-frame spreads reads a little under)
 True
->>> mean = still_picture(frames, 3.5)
+>>> mean = still_mean(frames, 3.5)
 >>> float(np.abs(mean.astype(float) - 100).mean()) < float(np.abs(frames[-1].astype(float) - 100).mean()) / 2
 True
->>> still_picture(frames, 10.0) is frames[-1], still_picture(frames[:1], 3.5) is frames[0]
-(True, True)
+>>> still_mean(frames, 10.0), still_mean(frames[:1], 3.5)
+(None, None)
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["still_picture", "temporal_noise"]
+__all__ = ["still_mean", "temporal_noise"]
 
 #: Every how many pixels (each way) the noise is sampled.
 _STEP = 4
@@ -49,15 +50,13 @@ def temporal_noise(frames: Sequence[np.ndarray]) -> float:
     return float(np.median(planes.std(axis=0, ddof=1)))
 
 
-def still_picture(frames: Sequence[np.ndarray], noisier_than: float | None) -> np.ndarray:
-    """The picture a settled reveal is read from: the mean of ``frames`` (the latest frames of
-    one still picture, newest last) when their :func:`temporal_noise` is ``noisier_than`` or
-    more, else the newest frame itself (also with one frame, frames of mixed sizes, or
-    ``noisier_than`` None)."""
-    newest = frames[-1]
+def still_mean(frames: Sequence[np.ndarray], noisier_than: float | None) -> np.ndarray | None:
+    """The mean of ``frames`` (the latest frames of one still picture) when their
+    :func:`temporal_noise` is ``noisier_than`` or more; None when it is less, or with one
+    frame, frames of mixed sizes, or ``noisier_than`` None."""
     if noisier_than is None or len(frames) < 2 or len({f.shape for f in frames}) != 1:
-        return newest
+        return None
     if temporal_noise(frames) < noisier_than:
-        return newest
+        return None
     mean = np.mean(np.stack(frames).astype(np.float32), axis=0)
     return np.clip(mean + 0.5, 0, 255).astype(np.uint8)

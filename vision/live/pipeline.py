@@ -213,12 +213,14 @@ def closer_reader(dice_reader: Reader) -> Reader | None:
 
 def look_closer(reader: Reader | None, settled: SettledReading, config: SettleConfig) -> SettledReading:
     """``settled`` after a closer look at its frame: the dice are read again from
-    ``settled.image`` with more crops, and each die re-decided by
-    :func:`~vision.live.settle.fold_closer`. Once per reveal, so the extra crops cost nothing
-    per frame. Without a reader, an image or dice, ``settled`` is returned as it is."""
-    if reader is None or settled.image is None or not settled.reading.dice():
+    ``settled.image`` (on a noisy sensor from ``settled.mean_image``, the still frames' mean)
+    with more crops, and each die re-decided by :func:`~vision.live.settle.fold_closer`. Once
+    per reveal, so the extra crops cost nothing per frame. Without a reader, an image or
+    dice, ``settled`` is returned as it is."""
+    image = settled.mean_image if settled.mean_image is not None else settled.image
+    if reader is None or image is None or not settled.reading.dice():
         return settled
-    return fold_closer(settled, reader.read(settled.image).dice(), config)
+    return fold_closer(settled, reader.read(image).dice(), config)
 
 
 def card_closer_imgsz(

@@ -58,7 +58,7 @@ from vision.read.alternatives import unsure_faces
 from vision.read.boxes import area, greedy_match, held_by, iou
 from vision.read.detections import Box, Detection, Kind, Reading
 from vision.read.policy import SettleConfig, judge
-from vision.live.averaging import still_picture
+from vision.live.averaging import still_mean
 from vision.live.stillness import moved, thumbnail
 
 
@@ -117,7 +117,8 @@ class SettledReading:
     folded confidence); ``votes[i]`` explains ``reading.objects[i]``; ``frame_index`` /
     ``t`` identify the newest frame of the run, ``at`` is its wall-clock time when the
     caller gave one, and ``image`` is that frame (for the closer look and the snapshot), when
-    the caller supplied it: on a noisy sensor the mean of the still picture's latest frames
+    the caller supplied it; ``mean_image``, on a noisy sensor, is the mean of the still
+    picture's latest frames, which the dice's closer look reads instead
     (``SettleConfig.average_above``, :mod:`vision.live.averaging`). ``seq`` counts emissions from 1.
     """
 
@@ -129,6 +130,7 @@ class SettledReading:
     seq: int
     at: float | None = None
     image: np.ndarray | None = field(default=None, repr=False)
+    mean_image: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def uncertain(self) -> bool:
@@ -638,20 +640,20 @@ class Settler:
             frames=frames,
             seq=self._seq,
             at=at,
-            image=self._picture(image),
+            image=image,
+            mean_image=self._mean(image),
         )
         self._emitted = tuple(d for d, _ in decided)
         self.last = settled
         return settled
 
-    def _picture(self, image: np.ndarray | None) -> np.ndarray | None:
-        """The settled reveal's picture: ``image``, or on a noisy sensor the mean of the still
-        picture's latest frames (:func:`~vision.live.averaging.still_picture`), of which
-        ``image`` is the newest."""
+    def _mean(self, image: np.ndarray | None) -> np.ndarray | None:
+        """On a noisy sensor, the mean of the still picture's latest frames, of which ``image``
+        is the newest (:func:`~vision.live.averaging.still_mean`); else None."""
         images = self._still.images
         if image is None or not images or images[-1] is not image:
-            return image
-        return still_picture(list(images), self.config.average_above)
+            return None
+        return still_mean(list(images), self.config.average_above)
 
     def _follow(self, objects: Sequence[Detection]) -> bool:
         """Extend the still run's tracks with this frame's ``objects``; False (tracks left

@@ -343,13 +343,13 @@ class SettleConfig:
     same (:meth:`vision.live.settle.Settler.update`, step 5 of its module's list); None: never.
     It votes over the still picture's latest ``flicker_window`` frames, and an object seen in
     fewer than ``flicker_present`` of them is uncertain (:func:`vision.live.settle.flicker_vote`).
-    ``average_above``: the settled reveal's picture (what the closer look reads and the
-    snapshot shows) is the mean of the still picture's latest ``stable_frames`` frames when
-    their sensor noise (:func:`vision.live.averaging.temporal_noise`) is this many grey levels
-    or more, else the newest frame; None: always the newest frame. Chosen on live clips of
-    tables never trained on (model card): through a dim camera (noise 4-8) 85 -> 94 of 120
-    reveals right, none wrong more; the demo's clean frames (2.3) are read as they are,
-    since their mean read small dice worse.
+    ``average_above``: the dice's closer look at a settled reveal reads the mean of the still
+    picture's latest ``stable_frames`` frames when their sensor noise
+    (:func:`vision.live.averaging.temporal_noise`) is this many grey levels or more, else the
+    newest frame; None: always the newest frame. Chosen on live clips of tables never trained
+    on (model card): through a dim camera (noise 4-8) 85 -> 93 of 120 reveals right, none
+    wrong more; the demo's clean frames (2.3) are read as they are, since their mean read
+    small dice worse.
     """
 
     stable_frames: int = 5

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import vision.live.averaging as averaging
-from vision.live.averaging import still_picture, temporal_noise
+from vision.live.averaging import still_mean, temporal_noise
 
 
 def frames_of(sigma: float, n: int = 5, shape: tuple[int, ...] = (60, 80, 3)) -> list[np.ndarray]:
@@ -30,11 +30,11 @@ def test_a_die_flickering_in_a_corner_does_not_move_the_measure() -> None:
 
 def test_the_mean_comes_only_on_a_noisy_sensor() -> None:
     noisy, clean = frames_of(8.0), frames_of(1.0)
-    assert still_picture(clean, 3.5) is clean[-1]
-    mean = still_picture(noisy, 3.5)
-    assert mean.dtype == np.uint8 and mean.shape == noisy[0].shape
+    assert still_mean(clean, 3.5) is None
+    mean = still_mean(noisy, 3.5)
+    assert mean is not None and mean.dtype == np.uint8 and mean.shape == noisy[0].shape
     assert float(mean.std()) < float(noisy[-1].std()) / 2
-    assert still_picture(noisy, None) is noisy[-1]
+    assert still_mean(noisy, None) is None
 
 
 def test_bad_frames_are_refused_or_left_as_they_are() -> None:
@@ -43,9 +43,10 @@ def test_bad_frames_are_refused_or_left_as_they_are() -> None:
     mixed = frames_of(5.0, n=2) + frames_of(5.0, n=1, shape=(30, 40, 3))
     with pytest.raises(ValueError, match="one size"):
         temporal_noise(mixed)
-    assert still_picture(mixed, 3.5) is mixed[-1]
+    assert still_mean(mixed, 3.5) is None
     grey = [f[..., 0] for f in frames_of(8.0)]
-    assert still_picture(grey, 3.5).shape == grey[0].shape
+    mean = still_mean(grey, 3.5)
+    assert mean is not None and mean.shape == grey[0].shape
 
 
 def test_doctests() -> None:

@@ -478,6 +478,28 @@ def test_a_settled_card_reveal_is_read_again_with_the_card_detector_at_the_frame
     assert look_closer_at_cards(reader, no_cards) is no_cards and reader.asked == [1280]
 
 
+def test_the_dice_closer_look_reads_the_still_frames_mean_on_a_noisy_sensor() -> None:
+    from vision.live.pipeline import look_closer
+    from vision.live.settle import ObjectVote, SettledReading
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.seen: list[np.ndarray] = []
+
+        def read(self, image: np.ndarray) -> Reading:
+            self.seen.append(image)
+            return Reading((Detection("die", "4", "white", (10, 10, 50, 50), 0.97),))
+
+    frame, mean = np.zeros((48, 64, 3), np.uint8), np.full((48, 64, 3), 7, np.uint8)
+    dice = (Detection("die", "4", "white", (10, 10, 50, 50), 0.6, uncertain=True),)
+    settled = SettledReading(Reading(dice, 64, 48), (ObjectVote("4", 1.0, "white", 1.0, 0.6, (("4", 5),)),),
+                             frame_index=9, t=0.6, frames=5, seq=1, image=frame)
+    for given, read in ((settled, frame), (replace(settled, mean_image=mean), mean)):
+        reader = Recorder()
+        look_closer(reader, given, SettleConfig())  # type: ignore[arg-type]
+        assert len(reader.seen) == 1 and reader.seen[0] is read
+
+
 def test_a_table_waiting_for_cards_takes_the_closer_look_at_them(tmp_path: Path) -> None:
     cv2.imwrite(str(tmp_path / "scene.png"), np.full((480, 640, 3), 90, np.uint8))
     looks = {}

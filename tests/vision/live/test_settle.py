@@ -177,21 +177,23 @@ def _noisy_table(k: int, sigma: float) -> np.ndarray:
 
 @pytest.mark.parametrize("sigma", [2.0, 9.0])
 def test_a_noisy_sensor_settles_on_the_mean_of_the_still_frames(sigma: float) -> None:
-    """In a dim room the settled picture (which the closer look reads) is the mean of the
-    still frames, with a third of one frame's noise; a clean sensor's is the newest frame."""
+    """In a dim room the settled reveal carries the mean of the still frames (which the dice's
+    closer look reads), with a third of one frame's noise; a clean sensor's carries none. Its
+    image stays the newest frame either way."""
     s = Settler(SettleConfig(stable_frames=5, min_still_s=0.0))
     pictures = [_noisy_table(k, sigma) for k in range(5)]
     out = [s.update(frame(die(80, 60, "4")), index=k, t=k / 15, image=pictures[k]) for k in range(5)]
     settled = out[-1]
     assert settled is not None and all(o is None for o in out[:-1])
     clean = _noisy_table(0, 0.0).astype(float)
+    assert settled.image is pictures[-1]
     if sigma < SettleConfig().average_above:  # type: ignore[operator]
-        assert settled.image is pictures[-1]
+        assert settled.mean_image is None
     else:
-        assert float(np.abs(settled.image.astype(float) - clean).std()) < sigma / 2  # type: ignore[union-attr]
+        assert float(np.abs(settled.mean_image.astype(float) - clean).std()) < sigma / 2  # type: ignore[union-attr]
         never = Settler(SettleConfig(stable_frames=5, min_still_s=0.0, average_above=None))
         out = [never.update(frame(die(80, 60, "4")), index=k, t=k / 15, image=pictures[k]) for k in range(5)]
-        assert out[-1] is not None and out[-1].image is pictures[-1]
+        assert out[-1] is not None and out[-1].mean_image is None
 
 
 def test_frames_from_before_the_picture_moved_are_not_averaged() -> None:
@@ -204,7 +206,7 @@ def test_frames_from_before_the_picture_moved_are_not_averaged() -> None:
     out = [s.update(frame(die(80, 60, "4")), index=k, t=k / 15, image=pictures[k]) for k in range(5)]
     assert out[-1] is not None
     mean = np.mean(np.stack(pictures[3:]).astype(np.float32), axis=0)
-    assert np.array_equal(out[-1].image, np.clip(mean + 0.5, 0, 255).astype(np.uint8))  # type: ignore[arg-type]
+    assert np.array_equal(out[-1].mean_image, np.clip(mean + 0.5, 0, 255).astype(np.uint8))  # type: ignore[arg-type]
 
 
 def test_match_still_pairs_nearest() -> None:
