@@ -385,8 +385,9 @@ def fold_card_closer(settled: SettledReading, closer: Sequence[Detection]) -> Se
 @dataclass
 class _StillPicture:
     """The frames since the picture last moved: the first one's thumbnail, when it came,
-    the readings' objects of the latest ``flicker_window`` frames, how many frames in
-    all, whether the picture is decided (by the readings or by :func:`flicker_vote`) and
+    the readings' objects of the latest ``flicker_window`` frames, the latest
+    ``stable_frames`` frames themselves (for :func:`~vision.live.averaging.still_mean`),
+    how many frames in all, whether the picture is decided (by the readings or by :func:`flicker_vote`) and
     whether :func:`flicker_vote` emitted it."""
 
     first: np.ndarray | None = None
@@ -487,7 +488,7 @@ class Settler:
 
     def _new_still(self, first: np.ndarray | None = None, start_t: float = 0.0) -> _StillPicture:
         """A still picture starting with the thumbnail ``first`` at ``start_t``, keeping the
-        readings of its latest ``flicker_window`` frames."""
+        readings of its latest ``flicker_window`` frames and its latest ``stable_frames`` frames."""
         return _StillPicture(first, start_t, deque(maxlen=self.config.flicker_window),
                              deque(maxlen=self.config.stable_frames))
 
