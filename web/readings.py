@@ -25,6 +25,7 @@ referee.errors.Misread: The reading does not add up (a card was read where only 
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -159,11 +160,11 @@ def size_advice(objects: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
     >>> size_advice([{"kind": "die", "box": [0, 0, 30, 28]}]), size_advice([{"kind": "die", "box": [0, 0, 0, 0]}])
     (None, None)
     """
-    sides = sorted(max(b[2] - b[0], b[3] - b[1]) for o in objects if o.get("kind") == Kind.DIE
-                   for b in [o.get("box") or (0, 0, 0, 0)] if b[2] > b[0] and b[3] > b[1])
+    sides = [max(b[2] - b[0], b[3] - b[1]) for o in objects if o.get("kind") == Kind.DIE
+             for b in [o.get("box") or (0, 0, 0, 0)] if b[2] > b[0] and b[3] > b[1]]
     if not sides:
         return None
-    side = (sides[(len(sides) - 1) // 2] + sides[len(sides) // 2]) / 2
+    side = statistics.median(sides)
     if side >= SMALL_DIE_PX:
         return None
     return (f"the dice are about {side:.0f} px across in the picture, too small to read surely: bring the camera closer to them",
