@@ -25,13 +25,15 @@ referee.errors.Misread: The reading does not add up (a card was read where only 
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from referee.errors import MalformedEvent, Misread
 from referee.game import Rules, State
+from vision.read.boxes import long_sides
 from vision.read.detections import Card, Detection, InvalidCard, Kind, Reading
 
 from web.errors import BadRequest, NotFourOfAKind
@@ -160,11 +162,11 @@ def size_advice(objects: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
     >>> size_advice([{"kind": "die", "box": [0, 0, 30, 28]}]), size_advice([{"kind": "die", "box": [0, 0, 0, 0]}])
     (None, None)
     """
-    sides = [max(b[2] - b[0], b[3] - b[1]) for o in objects if o.get("kind") == Kind.DIE
-             for b in [o.get("box") or (0, 0, 0, 0)] if b[2] > b[0] and b[3] > b[1]]
-    if not sides:
+    boxes = np.array([o.get("box") or (0, 0, 0, 0) for o in objects if o.get("kind") == Kind.DIE], np.float64).reshape(-1, 4)
+    boxes = boxes[(boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])]
+    if not len(boxes):
         return None
-    side = statistics.median(sides)
+    side = float(np.median(long_sides(boxes)))
     if side >= SMALL_DIE_PX:
         return None
     return (f"the dice are about {side:.0f} px across in the picture, too small to read surely: bring the camera closer to them",
