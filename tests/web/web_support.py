@@ -33,7 +33,6 @@ class ScriptedCamera:
         self._lock = threading.Lock()
         self.started = False
         self.expected: list[tuple[str, dict[str, Any]]] = []
-        self.kept = 0  # how many times a table said it read its reveal
         self.calls: list[str] = []  # "expect" and "keep", in the order the tables made them
         self.settle_state = "moving"  # what the settler is doing, as LiveTableCamera.status says
 
@@ -42,7 +41,6 @@ class ScriptedCamera:
         self.calls.append("expect")
 
     def keep(self) -> None:
-        self.kept += 1
         self.calls.append("keep")
 
     def start(self) -> None:
