@@ -209,13 +209,6 @@ class DiceKnobs:
     ``threshold``: a face read under it is uncertain (the manifest's ``threshold``; also a
     colour, where the game's words depend on it). ``second_opinion_below``: with a look,
     the dice read under it are read again by the second-opinion classifier (the manifest's).
-    ``second_opinion_alone_below``: with a look, a die whose box is under this many frame
-    pixels a side, however the first classifier read it, takes the second opinion's face alone
-    (0: never): a crop that small is mostly enlarged blur, which the wider network reads
-    better. Chosen on the foreign yardstick's ``val`` split and the real tray's photos shrunk
-    to small dice (model card): at 24 px 2.0 points more of the yardstick's dice read surely
-    and right with 2 sure mistakes fewer (7 to 5), the tray's dice at 0.35 x (10-18 px) 6.5
-    points more with one fewer.
     ``no_die_drop``: with a look, a box read as no die with this probability or more is left
     out; chosen on the validation renders: at 0.5 more wrongly kept boxes went, but three
     times as many dice, a third of them ship's wheels. ``specialist_min_mass``: dice
@@ -239,7 +232,6 @@ class DiceKnobs:
 
     threshold: float = 0.5
     second_opinion_below: float = 0.9
-    second_opinion_alone_below: float = 24.0
     no_die_drop: float = 0.8
     specialist_min_mass: float = 0.2
     enlarge: float = 1.5
@@ -264,7 +256,6 @@ class DiceKnobs:
 
     def __post_init__(self) -> None:
         _score("dice", "sharpen_below", self.sharpen_below, 0.0, 1024.0)
-        _score("dice", "second_opinion_alone_below", self.second_opinion_alone_below, 0.0, 1024.0)
         _score("dice", "sharpen_soft_below", self.sharpen_soft_below)
         _score("dice", "sharpen_amount", self.sharpen_amount, 0.0, 4.0, open_low=True)
         for name in ("threshold", "specialist_min_mass", "foreign_below"):

@@ -36,7 +36,6 @@ import numpy as np
 
 from vision.read.alternatives import face_alternatives
 from vision.read.backends import Model, default_threads, load_model
-from vision.read.boxes import long_sides
 from vision.read.card_reader import CardReader, CornerReadings
 from vision.read.colourless import colourless
 from vision.read.detections import NOT_AN_INDEX, Detection, Detections, Reading
@@ -364,22 +363,19 @@ class DiceReader:
 
         With a look and a second-opinion model in the manifest, every die still read under
         ``second_opinion_below`` is read again the same way by that larger classifier, and
-        the two readings are averaged; a small die (its box under ``second_opinion_alone_below``
-        pixels a side), however it was read, takes the larger classifier's face alone. Live
-        frames (no look) never ask it."""
+        the two readings are averaged. Live frames (no look) never ask it."""
         face_p, colour_p = self._classify_by(self.classifier, self.manifest.classifier, image, boxes)
         spec = self.manifest.second_opinion
         if self.second_opinion is None or spec is None or self.second_look is None or len(face_p) == 0:
             return face_p, colour_p
         boxes = np.asarray(boxes, np.float32)
-        small = long_sides(boxes) < self.policy.dice.second_opinion_alone_below
-        ask = np.flatnonzero((face_p.max(axis=1) < self.policy.dice.second_opinion_below) | small)
+        ask = np.flatnonzero(face_p.max(axis=1) < self.policy.dice.second_opinion_below)
         if len(ask):
             other_f, other_c = self._classify_by(self.second_opinion, spec, image, boxes[ask])
             face_p, colour_p = face_p.copy(), colour_p.copy()
             if other_f.shape[1] < face_p.shape[1]:
                 other_f = defer_no_die(other_f, face_p[ask, -1])
-            face_p[ask] = np.where(small[ask, None], other_f, (face_p[ask] + other_f) / 2)
+            face_p[ask] = (face_p[ask] + other_f) / 2
             if colour_p.shape[1]:
                 colour_p[ask] = (colour_p[ask] + other_c) / 2
         return face_p, colour_p

@@ -252,30 +252,6 @@ def test_a_second_opinion_is_asked_about_unsure_dice_when_a_look_is_taken(tiny_d
     assert [r for i, r in enumerate(looked) if i != grey] == [r for i, r in enumerate(alone) if i != grey]
 
 
-def test_a_small_die_takes_the_second_opinion_alone(tiny_dir, tmp_path):
-    import shutil
-    from dataclasses import replace
-
-    models = tmp_path / "models"
-    shutil.copytree(tiny_dir, models)
-    tiny.build_second_opinion(models)
-    reader = load_reader(models, threads=1, precision="f32").in_mode(Mode.PHOTO)
-    assert reader.policy.dice.second_opinion_alone_below == 24.0  # the tiny dice are 30-40 px
-    small = reader._view(reader.cards, reader.vocabulary, reader.second_look,
-                         policy=replace(reader.policy, dice=replace(reader.policy.dice, second_opinion_alone_below=37.0)))
-    by_box = {d.box[:2]: d for d in reader.read(tiny.scene()).dice()}
-    alone = {d.box[:2]: d for d in small.read(tiny.scene()).dice()}
-    blue, green, grey = (100.0, 100.0), (300.0, 200.0), (200.0, 300.0)  # 40, 30 and 36 px
-    assert by_box[grey].face == tiny.SECOND_OPINION_FACE and by_box[grey].score == pytest.approx(0.5, abs=0.02)
-    assert by_box[green].face == "2" and not by_box[green].uncertain  # read surely: not asked
-    # under 37 px: the grey die's and the green one's faces are the second opinion's sure 3,
-    # however surely the classifier read the green die; the blue one (40 px) is as it was
-    assert alone[grey].face == alone[green].face == tiny.SECOND_OPINION_FACE
-    assert alone[grey].score > 0.99 and alone[green].score > 0.99
-    assert alone[blue] == by_box[blue]
-    assert alone[grey].colour == by_box[grey].colour  # colours are still averaged
-
-
 def test_the_bench_times_the_second_look_without_the_second_opinion(tiny_dir, tmp_path, capsys):
     import shutil
 
