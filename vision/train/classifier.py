@@ -735,8 +735,11 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
     weights = {t.name: numpy_helper.to_array(t).copy() for t in graph.initializer}
     folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
     faces, colours = list(spec["faces"]), list(spec.get("colours") or [])
-    width = folded[0][0].shape[0] / CHANNELS[0]
-    model = build_model(len(faces), len(colours), width).eval()
+    # The residual network's stem sees the standardised and the raw crop (6 channels);
+    # EfficientNet-Lite0's sees the RGB crop (3).
+    arch = "residual" if folded[0][0].shape[1] == 6 else "efficientnet-lite0"
+    width = folded[0][0].shape[0] / CHANNELS[0] if arch == "residual" else 1.0
+    model = build_model(len(faces), len(colours), width, arch=arch, size=int(spec["size"]), pretrained=False).eval()
     convs = [m for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     shapes = [tuple(c.weight.shape) for c in convs]
@@ -766,7 +769,7 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
             bn.running_mean.copy_(mean)
             bn.running_var.copy_(var)
     return {"model": model.state_dict(), "faces": faces, "colours": colours, "from_onnx": str(path),
-            "config": {"size": int(spec["size"]), "width": width}}
+            "config": {"size": int(spec["size"]), "width": width, "arch": arch}}
 
 
 def widen_checkpoint(ckpt: dict[str, Any], width: float, seed: int = 0) -> dict[str, Any]:

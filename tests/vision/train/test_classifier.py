@@ -42,7 +42,7 @@ def test_rebuilt_network_computes_what_the_onnx_file_computes(tmp_path):
     path = exported(tmp_path)
     rng = np.random.default_rng(1)
     ckpt = checkpoint_from_onnx(path, rng.random((64, 3, SIZE, SIZE), np.float32))
-    assert (ckpt["faces"], ckpt["colours"], ckpt["config"]) == (FACES, COLOURS, {"size": SIZE, "width": 1.0})
+    assert (ckpt["faces"], ckpt["colours"], ckpt["config"]) == (FACES, COLOURS, {"size": SIZE, "width": 1.0, "arch": "residual"})
     model = build_model(len(FACES), len(COLOURS))
     model.load_state_dict(ckpt["model"])
     assert_computes_what_the_file_does(model.eval(), path, rng)
@@ -340,6 +340,36 @@ def test_efficientnet_lite0_reads_bgr_crops_as_the_imagenet_weights_expect_and_e
     sess = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     face_p, _ = sess.run(None, {"crops": x.numpy()})
     assert np.allclose(face_p, faces.softmax(1).numpy(), atol=1e-4)
+
+
+def test_an_exported_efficientnet_lite0_is_rebuilt_to_compute_what_its_file_computes(tmp_path: Path) -> None:
+    # The committed dice classifier is this network: a run continues from its ONNX file.
+    pytest.importorskip("efficientnet_lite_pytorch")
+    size = 32
+    model = build_model(len(FACES), len(COLOURS), arch="efficientnet-lite0", size=size, pretrained=False)
+    model.train()
+    with torch.no_grad():
+        for _ in range(3):  # running statistics that are not the identity
+            model(torch.rand(16, 3, size, size) * 0.6 + 0.2)
+    ckpt = tmp_path / "lite.pt"
+    torch.save({"model": model.state_dict(), "faces": FACES, "colours": COLOURS, "epoch": 0, "best": 0.1,
+                "config": {"size": size, "arch": "efficientnet-lite0"}}, ckpt)
+    out = tmp_path / "models" / "dice-classifier.onnx"
+    out.parent.mkdir()
+    export_classifier(ckpt, out, size)
+    doc = {"classifier": {"file": out.name, "faces": FACES, "colours": COLOURS, "size": size}}
+    (out.parent / "dice-reader.json").write_text(json.dumps(doc), encoding="utf-8")
+    rng = np.random.default_rng(5)
+    rebuilt = checkpoint_from_onnx(out, rng.random((32, 3, size, size), np.float32))
+    assert rebuilt["config"] == {"size": size, "width": 1.0, "arch": "efficientnet-lite0"}
+    again = build_model(len(FACES), len(COLOURS), arch="efficientnet-lite0", size=size, pretrained=False)
+    again.load_state_dict(rebuilt["model"])
+    x = rng.random((8, 3, size, size), np.float32)
+    want = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(None, {"crops": x})
+    with torch.no_grad():
+        face, colour = again.eval()(torch.from_numpy(x))
+    assert np.abs(face.softmax(1).numpy() - want[0]).max() < 1e-4
+    assert np.abs(colour.softmax(1).numpy() - want[1]).max() < 1e-4
 
 
 def test_an_unknown_network_is_refused() -> None:

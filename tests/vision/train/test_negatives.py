@@ -243,7 +243,7 @@ def test_train_teaches_the_dice_classifier_no_die_and_the_reader_loads_it(tmp_pa
     (out / "dice-reader.json").write_text(json.dumps(doc), encoding="utf-8")
     assert main(["train", "--stage", "classifier", "--no-real", "--synth", str(tmp_path / "dice"),
                  "--cls-negatives", str(DEFAULT_MODEL_DIR), "--cls-negatives-conf", "0.01",
-                 "--cls-init", str(out / "dice-classifier.onnx"), "--crop", "56", "--cls-epochs", "1",
+                 "--cls-init", str(out / "dice-classifier.onnx"), "--cls-arch", "efficientnet-lite0", "--crop", "96", "--cls-epochs", "1",
                  "--cls-samples", "64", "--cls-batch", "32", "--cls-lr", "1e-5", "--workers", "0",
                  "--runs", str(tmp_path / "runs"), "--out", str(out)]) == 0
     manifest = ReaderManifest.load(out / "dice-reader.json")
