@@ -29,7 +29,7 @@ MANIFEST_NAME = "dice-reader.json"
 DETECTOR_NAME = "dice-detector.onnx"
 CLASSIFIER_NAME = "dice-classifier.onnx"
 SPECIALIST_NAME = "dice-specialist.onnx"  # the first specialist's file; others name their own
-SECOND_OPINION_NAME = "dice-second-opinion.onnx"  # the larger classifier asked about unsure dice
+SECOND_OPINION_NAME = "dice-second-opinion.onnx"  # the second classifier asked about unsure dice
 CARD_BODY_NAME = "card-body.onnx"  # the card reader's body classifier (vision.read.card_body)
 # The card reader has the same two-stage shape: a corner-index detector, then a classifier
 # whose two heads are the rank (``faces``) and the suit (``colours``).
@@ -183,7 +183,7 @@ class ReaderManifest:
     classifier: ClassifierSpec
     threshold: float = 0.5  # face confidence below which a reading is flagged uncertain
     specialists: tuple[ClassifierSpec, ...] = ()
-    # A larger classifier asked about the dice the first one reads under ``second_opinion_below``,
+    # A second classifier asked about the dice the first one reads under ``second_opinion_below``,
     # whenever a look is taken (photos, settled live reveals): its reading is averaged in.
     second_opinion: ClassifierSpec | None = None
     second_opinion_below: float = 0.9

@@ -362,7 +362,7 @@ class DiceReader:
         (:func:`~vision.read.stages.ask_specialist`), from the look's views too.
 
         With a look and a second-opinion model in the manifest, every die still read under
-        ``second_opinion_below`` is read again the same way by that larger classifier, and
+        ``second_opinion_below`` is read again the same way by that second classifier, and
         the two readings are averaged. Live frames (no look) never ask it."""
         face_p, colour_p = self._classify_by(self.classifier, self.manifest.classifier, image, boxes)
         spec = self.manifest.second_opinion
