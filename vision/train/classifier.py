@@ -711,7 +711,8 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
     the folded weights, and each BatchNorm gets running statistics measured on
     ``calibration`` (runtime crops, ``(N, 3, S, S)`` in [0, 1]) with a scale and shift that
     undo them, so in eval mode the network computes what the ONNX file computes, and in
-    training mode its batches start out normalised as before. The classes and crop size
+    training mode its batches start out normalised as before. The network (the residual
+    one, or EfficientNet-Lite0) is told by its stem's input channels. The classes and crop size
     come from the manifest beside ``path`` that names it as its classifier (or its second
     opinion, a wider network of the same classes, a specialist, with one head, or the card
     body classifier).
