@@ -21,6 +21,7 @@ import web.teaching
 from tests.vision import tiny_reader as tiny
 from vision.live.pipeline import LivePipeline
 from vision.read.profile import PROFILE_FILE, Profile
+from vision.read.policy import Mode
 from vision.teach.store import LABELS_FILE
 from vision.read.reader import load_reader
 
@@ -423,7 +424,7 @@ def test_live_pipeline_reads_with_the_profile_it_is_given(models: Path, reader: 
     dice = tuple(Detection("die", f, None, tuple(float(v) for v in box), 1.0)
                  for (box, _, _), f in zip(tiny.DICE, ("プ", "2", "wheel", "2")))
     photo = LabelledImage(tmp_path / "x.png", dice, tiny.FRAME_W, tiny.FRAME_H)
-    profile = teach(reader.with_look(None), [(photo, tiny.scene())] * 3)  # three rolls: enough to choose a change
+    profile = teach(reader.in_mode(Mode.LIVE), [(photo, tiny.scene())] * 3)  # three rolls: enough to choose a change
     pipeline = LivePipeline(str(tmp_path), reader)
     try:
         def grey() -> Any:

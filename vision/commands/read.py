@@ -49,11 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
-    """``--second-look``, ``--card-imgsz`` and ``--game``, shared by ``tableref read`` and ``tableref eval``."""
-    parser.add_argument("--second-look", action=argparse.BooleanOptionalAction, default=True,
-                        help="read borderline dice (score 0.5-0.9) again from a tighter and a looser crop "
-                             "and average: fewer wrong sure readings, about 2.5 ms more a photo (default: on; "
-                             "--no-second-look reads each die once, as live frames are read)")
+    """``--card-imgsz`` and ``--game``, shared by ``tableref read`` and ``tableref eval``."""
     parser.add_argument("--card-imgsz", type=int, default=None, metavar="N",
                         help="card detector input size, a multiple of 32 (default: the card model's photo size, "
                              "which finds smaller and fainter indices than the live frame's size)")
@@ -62,10 +58,10 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
 
 
 def with_dice_options(reader: DiceReader, args: argparse.Namespace, command: str) -> DiceReader | None:
-    """``reader`` as ``--second-look``, ``--card-imgsz`` and ``--game`` ask; None (the reason printed)
-    for an unknown game or a card input size the detector cannot take."""
-    if args.second_look:
-        reader = reader.in_mode(Mode.PHOTO)
+    """``reader`` reading photos (:attr:`~vision.read.policy.Mode.PHOTO`), as ``--card-imgsz`` and
+    ``--game`` ask; None (the reason printed) for an unknown game or a card input size the
+    detector cannot take."""
+    reader = reader.in_mode(Mode.PHOTO)
     try:
         reader = reader.with_card_imgsz(args.card_imgsz)
     except ValueError as exc:

@@ -5,17 +5,17 @@ For each frame size (640x480 and 1280x720 by default) it times the whole dice re
 when Ultralytics is importable and ``models/dice-detector.pt`` exists, the same detector
 weights through Ultralytics' PyTorch ``predict`` in the same process, with the ratio.
 Frames are cut from real photos (the dice-tray test images by default). The reader line
-reads each die once, as live frames are read; the second-look line is what
-``tableref read`` does with a photo by default (borderline dice read from two more crops).
+reads the frame as a live frame is read; the photo line as ``tableref read`` reads a photo
+(the detector's extra passes, the second opinion, the specialist's three crops).
 
 When the card model is loaded it also times a Doubt-and-dice table: 1280x720 frames
 rendered by the synthesiser with 20 dice and 3 face-up cards (the card brief's target,
 30 ms median), the whole read as a live Doubt table reads a frame and as ``tableref read``
-reads a photo (with the second look), and the card stages alone; and the dice frames once more
+reads a photo, and the card stages alone; and the dice frames once more
 read with the card stages on (what ``tableref read`` and ``serve`` do when the card model is there).
 With specialists in the manifest, the dice frames are also read without them; give
 ``--images`` a folder of Nine Dice renders to see what the ブ/プ one costs where it is asked.
-With a second-opinion classifier, the second-look reads are also timed without it; with a
+With a second-opinion classifier, the photo reads are also timed without it; with a
 card body classifier, the Doubt-and-dice frames are also read without it.
 """
 
@@ -235,14 +235,14 @@ def run(args: argparse.Namespace) -> int:
             fns[b + "_detector_only"] = reader.detect
             fns[b + f"_classifier_{args.crops}_crops"] = lambda f, r=reader: classify_crops(
                 r.classifier, r.manifest.classifier, f, boxes)
-            fns[b + "_second_look"] = reader.without_cards().in_mode(Mode.PHOTO).read
+            fns[b + "_photo"] = reader.without_cards().in_mode(Mode.PHOTO).read
             if profile is not None:
                 fns[b + "_profile"] = reader.without_cards().with_profile(profile).read
-                fns[b + "_second_look_profile"] = reader.without_cards().in_mode(Mode.PHOTO).with_profile(profile).read
+                fns[b + "_photo_profile"] = reader.without_cards().in_mode(Mode.PHOTO).with_profile(profile).read
             if reader.specialists:
                 fns[b + "_no_specialists"] = reader.without_cards().without_specialists().read
             if reader.second_opinion is not None:
-                fns[b + "_second_look_no_second_opinion"] = \
+                fns[b + "_photo_no_second_opinion"] = \
                     reader.without_cards().without_second_opinion().in_mode(Mode.PHOTO).read
         if ultra is not None:
             fns["ultralytics_predict"] = ultra
@@ -263,19 +263,19 @@ def run(args: argparse.Namespace) -> int:
                 sp = row["speedup_vs_ultralytics"][b]
                 line += f"   speed vs Ultralytics: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
             print(line)
-            again = row[b + "_second_look"]
+            again = row[b + "_photo"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
-                  f"(the same reads with a second look at borderline dice: what tableref read does by default)")
-            for plain, taught in ((b, b + "_profile"), (b + "_second_look", b + "_second_look_profile")):
+                  f"(the same frames read as photos: what tableref read does)")
+            for plain, taught in ((b, b + "_profile"), (b + "_photo", b + "_photo_profile")):
                 if taught in row:
                     t = row[taught]
                     print(f"  reader/{b:<17} median {t['median_ms']:6.1f} ms  p90 {t['p90_ms']:6.1f} ms   "
-                          f"(those {'photo ' if 'second' in plain else 'live '}reads with the profile: "
+                          f"(those {'photo ' if plain.endswith('_photo') else 'live '}reads with the profile: "
                           f"{t['median_ms'] / row[plain]['median_ms']:.3f}x the time without)")
-            if b + "_second_look_no_second_opinion" in row:
-                n = row[b + "_second_look_no_second_opinion"]
+            if b + "_photo_no_second_opinion" in row:
+                n = row[b + "_photo_no_second_opinion"]
                 print(f"  reader/{b:<17} median {n['median_ms']:6.1f} ms  p90 {n['p90_ms']:6.1f} ms   "
-                      f"(that second look without the second-opinion classifier)")
+                      f"(those photo reads without the second-opinion classifier)")
             if b + "_no_specialists" in row:
                 n = row[b + "_no_specialists"]
                 groups = ", ".join("/".join(spec.faces) for spec in readers[b].manifest.specialists)
@@ -293,7 +293,7 @@ def run(args: argparse.Namespace) -> int:
         fns = {}
         for b, reader in readers.items():
             fns[b] = reader.read
-            fns[b + "_second_look"] = reader.in_mode(Mode.PHOTO).with_card_imgsz(None).read
+            fns[b + "_photo"] = reader.in_mode(Mode.PHOTO).with_card_imgsz(None).read
             fns[b + "_cards_only"] = lambda f, r=reader: r.cards.read_indices(f)
             if reader.cards.photo_imgsz != reader.cards.imgsz:
                 fns[b + "_cards_photo"] = lambda f, c=reader.cards.at_imgsz(reader.cards.photo_imgsz): c.read_indices(f)
@@ -311,11 +311,11 @@ def run(args: argparse.Namespace) -> int:
         for b in readers:
             r, c = row[b], row[b + "_cards_only"]
             print(f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms   (card stages alone {c['median_ms']:.1f} ms)")
-            again = row[b + "_second_look"]
+            again = row[b + "_photo"]
             photo = (f", card indices found at {readers[b].cards.photo_imgsz}, not {readers[b].cards.imgsz}"
                      if b + "_cards_photo" in row else "")
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
-                  f"(the same frames as tableref read takes a photo: with the dice's second look{photo})")
+                  f"(the same frames as tableref read takes a photo{photo})")
             if b + "_cards_photo" in row:
                 print(f"  cards/{b:<18} median {row[b + '_cards_photo']['median_ms']:6.1f} ms   (card stages alone at the "
                       f"photo size {readers[b].cards.photo_imgsz})")

@@ -51,7 +51,6 @@ from vision.evaluate.scoring import FaceStats, Metrics, SureMistake, held_share,
 from vision.read.vocabulary import Vocabulary, VocabularyError, game_vocabulary
 
 ABLATIONS: dict[str, str] = {
-    "second-look": "borderline dice read again from a tighter and a looser crop",
     "second-opinion": "dice under 0.9 read again by the wider classifier",
     "specialists": "the ブ/プ specialist",
     "zoom-out": "the detector's zoomed-out pass (close-ups, frames with no die)",
@@ -75,12 +74,11 @@ def ablated(reader: DiceReader, step: str, live_card_imgsz: int | None = None) -
     >>> ablated(None, "sharpening")  # type: ignore[arg-type]
     Traceback (most recent call last):
     ...
-    ValueError: no read-path step 'sharpening'; choose from second-look, second-opinion, specialists, zoom-out, zoom-in, no-die-drop, cross-checks, sharpen-soft, dice-set, card-closer-look, card-body, card-turns
+    ValueError: no read-path step 'sharpening'; choose from second-opinion, specialists, zoom-out, zoom-in, no-die-drop, cross-checks, sharpen-soft, dice-set, card-closer-look, card-body, card-turns
     """
     if step not in ABLATIONS:
         raise ValueError(f"no read-path step {step!r}; choose from {', '.join(ABLATIONS)}")
     views: dict[str, Callable[[], DiceReader]] = {
-        "second-look": reader.without_second_look,
         "second-opinion": reader.without_second_opinion,
         "specialists": reader.without_specialists,
         "zoom-out": reader.without_zoom_out,
@@ -711,7 +709,7 @@ def run_ablations(
     ``ablation.json``."""
     # The whole reader again, as a view: its readings are the same, and its ms show how much a
     # step's cost may move by chance on this machine at this time.
-    variants: dict[str, DiceReader] = {"": reader, CONTROL: reader.with_look(reader.second_look)}
+    variants: dict[str, DiceReader] = {"": reader, CONTROL: reader.in_mode(reader.mode)}
     absent = []
     for step in ABLATIONS:
         view = ablated(reader, step, live_card_imgsz)

@@ -60,8 +60,9 @@ class Mode(enum.Enum):
     per die, no box left out as no die (a die left out of some frames would blink), no
     extra detector pass, no second opinion.
     ``PHOTO``: a still photo (``tableref read``, ``tableref eval``): the detector at its
-    photo size with its zoomed passes, the borderline dice read again from the photo look's
-    crops (:attr:`ReadPolicy.photo_look`), the second opinion asked, boxes of no die left out.
+    photo size with its zoomed passes, the second opinion asked for the dice read under its
+    bound, the specialist's dice read from three crops (:attr:`ReadPolicy.photo_views`),
+    boxes of no die left out.
     ``CLOSER``: the closer look a settled live reveal gets once: read as a photo, with
     more crops of every die not read surely (:attr:`ReadPolicy.closer_look`).
     """
@@ -77,7 +78,7 @@ View = tuple[float, float, float]
 
 @dataclass(frozen=True)
 class Look:
-    """Which dice are read again, and from which extra crops (:func:`vision.read.stages.second_look`).
+    """Which dice are read again, and from which extra crops (:func:`vision.read.stages.look_again`).
 
     A die whose face reads with a probability in ``band`` (low inclusive, high exclusive)
     is cut again once per view, and its reading becomes the mean over the first crop and
@@ -384,23 +385,25 @@ class ReadPolicy:
     """Every decision the read path makes, grouped by what it governs: the dice detector
     (``dice_detector``) and reader (``dice``), the card detector (``card_detector``) and
     reader (``cards``), the faces an unsure object may show (``alternatives``), settling
-    live frames into reveals (``settle``), and the crops a photo and a settled reveal's
-    closer look read borderline dice from (``photo_look``, ``closer_look``; a live frame
-    takes none: :meth:`look`). Build it from the models' manifests with :meth:`from_manifests`.
+    live frames into reveals (``settle``), the crops a settled reveal's closer look reads
+    its unsure dice from (``closer_look``; a still photo and a live frame take none:
+    :meth:`look`), and the extra crops a photo's specialist reads (``photo_views``). Build
+    it from the models' manifests with :meth:`from_manifests`.
 
     ``colourless_within``: a frame whose chroma lies this close to its median nearly
     everywhere holds no colour (:func:`vision.read.colourless.colourless`): its dice's colours
     are in doubt where the game's words depend on them, and its cards' suits are unknown.
 
-    ``photo_look``: a tighter and a looser crop of the borderline dice; ``tableref read``
-    and ``tableref eval`` take it by default (``--no-second-look``: none), cheap enough for
-    a still photo, while live frames go without it. ``closer_look``: the look a settled
-    live reveal gets once (:func:`vision.live.pipeline.look_closer`): two scales and four shifts
-    of every die not read at 0.9 or more; it costs a few ms once per reveal, not per frame.
+    ``closer_look``: the look a settled live reveal gets once
+    (:func:`vision.live.pipeline.look_closer`): two scales and four shifts of every die not
+    read at 0.9 or more; it costs a few ms once per reveal, not per frame. ``photo_views``: a
+    tighter and a looser crop, from which (with the first) a photo's specialist reads the
+    dice that may show its faces; a live frame's specialist reads one crop, and the closer
+    look's reads the closer look's crops (:meth:`specialist_views`).
 
     >>> p = ReadPolicy()
-    >>> p.photo_look.band, len(p.photo_look.views), p.closer_look.band, len(p.closer_look.views)
-    ((0.5, 0.9), 2, (0.0, 0.9), 6)
+    >>> p.closer_look.band, len(p.closer_look.views), len(p.photo_views)
+    ((0.0, 0.9), 6, 2)
     """
 
     dice: DiceKnobs = field(default_factory=DiceKnobs)
@@ -409,7 +412,7 @@ class ReadPolicy:
     card_detector: DetectorKnobs = field(default_factory=DetectorKnobs)
     alternatives: AlternativeKnobs = field(default_factory=AlternativeKnobs)
     settle: SettleConfig = field(default_factory=SettleConfig)
-    photo_look: Look = Look(band=(0.5, 0.9), views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0)))
+    photo_views: tuple[View, ...] = ((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0))
     closer_look: Look = Look(
         band=(0.0, 0.9),
         views=((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0), (0.0, 0.06, 0.0), (0.0, -0.06, 0.0), (0.0, 0.0, 0.06),
@@ -422,10 +425,12 @@ class ReadPolicy:
         _score("policy", "colourless_within", self.colourless_within, 0.0, 255.0)
         kinds = (("dice", DiceKnobs), ("dice_detector", DetectorKnobs), ("cards", CardKnobs),
                  ("card_detector", DetectorKnobs), ("alternatives", AlternativeKnobs), ("settle", SettleConfig),
-                 ("photo_look", Look), ("closer_look", Look))
+                 ("closer_look", Look))
         for name, kind in kinds:
             if not isinstance(getattr(self, name), kind):
                 raise PolicyError(f"{name} must be a {kind.__name__}, got {type(getattr(self, name)).__name__}")
+        if not all(isinstance(v, tuple) and len(v) == 3 for v in self.photo_views):
+            raise PolicyError(f"photo_views: each view is (expand change, x shift, y shift), got {self.photo_views!r}")
 
     @classmethod
     def from_manifests(cls, dice: ReaderManifest | None, cards: ReaderManifest | None = None) -> ReadPolicy:
@@ -451,5 +456,10 @@ class ReadPolicy:
         return policy
 
     def look(self, mode: Mode) -> Look | None:
-        """The extra crops a frame read in ``mode`` takes of its borderline dice (None: one crop per die)."""
-        return {Mode.LIVE: None, Mode.PHOTO: self.photo_look, Mode.CLOSER: self.closer_look}[mode]
+        """The extra crops a frame read in ``mode`` takes of its unsure dice (None: one crop
+        per die): only the closer look at a settled reveal takes any."""
+        return self.closer_look if mode is Mode.CLOSER else None
+
+    def specialist_views(self, mode: Mode) -> tuple[View, ...]:
+        """The extra crops a specialist reads its dice from in ``mode``, besides the first."""
+        return {Mode.LIVE: (), Mode.PHOTO: self.photo_views, Mode.CLOSER: self.closer_look.views}[mode]

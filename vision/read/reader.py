@@ -14,7 +14,7 @@ Every detected die is listed. ``score`` is the classifier's probability for the 
 reports; a die is flagged ``uncertain`` when that is below the reporting threshold, or
 when the detector itself is unsure the box is a die. A classifier with a last face class
 ``none`` (:data:`~vision.read.detections.NOT_AN_INDEX`, learnt from the detector's false
-alarms) says when a box holds no die. A reading with a look (photos) leaves out the boxes
+alarms) says when a box holds no die. A photo's reading leaves out the boxes
 it reads so with probability ``no_die_drop`` (:class:`~vision.read.policy.DiceKnobs`) or more,
 and the others keep their face probabilities as they are (not renormalised), so a box
 that may be no die reads unsure. A live frame's reading ignores that class
@@ -47,7 +47,7 @@ from vision.read.manifest import (
     ReaderManifest,
     sha256_of,
 )
-from vision.read.policy import Look, Mode, ReadPolicy, judge
+from vision.read.policy import Mode, ReadPolicy, judge
 from vision.read.profile import Profile
 from vision.read.stages import (
     MIN_BOX_SIDE,
@@ -57,7 +57,7 @@ from vision.read.stages import (
     holds_a_card_index,
     holds_a_die,
     prepare_detector,
-    second_look,
+    look_again,
 )
 from vision.read.dice_set import set_colours
 from vision.read.vocabulary import Vocabulary, decode_colours, merge_shades, plain_colour
@@ -127,7 +127,7 @@ class DiceReader:
         threads: int | None = None,
         cards: CardReader | None = None,
         vocabulary: Vocabulary | None = None,
-        second_look: Look | None = None,
+        mode: Mode = Mode.LIVE,
         specialists: tuple[Model, ...] = (),
         second_opinion: Model | None = None,
         policy: ReadPolicy | None = None,
@@ -139,7 +139,7 @@ class DiceReader:
         self.specialists = tuple(specialists)
         self.second_opinion = second_opinion
         self.manifest = manifest
-        self.second_look = second_look
+        self.mode = mode
         self.cards = cards
         self.detector = detector
         self.classifier = classifier
@@ -181,8 +181,7 @@ class DiceReader:
             "rejects_boxes": self.rejects,
             "colours": list(cls.colours),
             "threshold": self.threshold,
-            "second_look_band": None if self.second_look is None else list(self.second_look.band),
-            "second_look_views": 0 if self.second_look is None else len(self.second_look.views),
+            "mode": self.mode.value,
             "detector_thresholds": {"conf": knobs.conf, "sure": knobs.sure, "iou": knobs.iou},
             "trained": self.manifest.created,
             "cards": None if self.cards is None else self.cards.info,
@@ -191,14 +190,14 @@ class DiceReader:
         }
 
     def _view(
-        self, cards: CardReader | None, vocabulary: Vocabulary | None, look: Look | None,
+        self, cards: CardReader | None, vocabulary: Vocabulary | None, mode: Mode,
         manifest: ReaderManifest | None = None, policy: ReadPolicy | None = None,
     ) -> DiceReader:
         """The same models with these stages (and this ``policy``); a ``manifest`` without
         specialists or without the second opinion drops those models too."""
         manifest = self.manifest if manifest is None else manifest
         view = DiceReader(manifest, self.detector, self.classifier, None, self.model_dir, self.threads,
-                          cards, vocabulary, look, self.specialists if manifest.specialists else (),
+                          cards, vocabulary, mode, self.specialists if manifest.specialists else (),
                           self.second_opinion if manifest.second_opinion is not None else None,
                           self.policy if policy is None else policy)
         view.profile = self.profile
@@ -225,29 +224,24 @@ class DiceReader:
                 profile.check_cards(cards.base_models)
             cards = cards.with_recalibration(None if profile is None else profile.ranks,
                                              None if profile is None else profile.suits)
-        view = self._view(cards, self.vocabulary, self.second_look)
+        view = self._view(cards, self.vocabulary, self.mode)
         view.profile = profile
         return view
 
     def without_cards(self) -> DiceReader:
         """The same dice models without the card stages (dice-only tables, dice timings)."""
-        return self._view(None, self.vocabulary, self.second_look)
+        return self._view(None, self.vocabulary, self.mode)
 
     def with_vocabulary(self, vocabulary: Vocabulary | None) -> DiceReader:
         """The same models reading dice as a table of one game sees them: only the faces and
         colours of ``vocabulary`` (None: every face and colour the model knows). Raises
         :class:`~vision.read.vocabulary.VocabularyError` if the model lacks one of its names."""
-        return self._view(self.cards, vocabulary, self.second_look)
-
-    def with_look(self, look: Look | None) -> DiceReader:
-        """The same models, reading the dice that ``look`` picks again from its extra crops
-        (None: one crop per die); a reader with a look reads photos (:attr:`reads_photos`)."""
-        return self._view(self.cards, self.vocabulary, look)
+        return self._view(self.cards, vocabulary, self.mode)
 
     def in_mode(self, mode: Mode) -> DiceReader:
         """The same models, reading frames as ``mode`` asks (:class:`~vision.read.policy.Mode`):
-        with the policy's look for it (:meth:`~vision.read.policy.ReadPolicy.look`)."""
-        return self.with_look(self.policy.look(mode))
+        a live frame, a still photo, or a settled reveal's closer look."""
+        return self._view(self.cards, self.vocabulary, mode)
 
     def with_card_imgsz(self, imgsz: int | None) -> DiceReader:
         """The same models, detecting card indices at input size ``imgsz`` (None: the card
@@ -256,47 +250,39 @@ class DiceReader:
         if self.cards is None:
             return self
         return self._view(self.cards.at_imgsz(self.cards.photo_imgsz if imgsz is None else imgsz),
-                          self.vocabulary, self.second_look)
+                          self.vocabulary, self.mode)
 
     def without_card_body(self) -> DiceReader:
         """The same models, cards read from their corners alone, without the card body
         classifier (what it costs and gains: ``tableref bench``, ``tableref eval-live``)."""
         if self.cards is None or self.cards.body is None:
             return self
-        return self._view(self.cards.without_body(), self.vocabulary, self.second_look)
+        return self._view(self.cards.without_body(), self.vocabulary, self.mode)
 
     def without_card_turns(self) -> DiceReader:
         """The same models, each card index read once instead of at the card model's quarter turns."""
         if self.cards is None or self.cards.turns == 1:
             return self
-        return self._view(self.cards.with_turns(1), self.vocabulary, self.second_look)
+        return self._view(self.cards.with_turns(1), self.vocabulary, self.mode)
 
     def without_specialists(self) -> DiceReader:
         """The same models without the specialists (what they cost and gain: ``tableref bench``)."""
         if not self.specialists:
             return self
-        return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, specialists=()))
+        return self._view(self.cards, self.vocabulary, self.mode, replace(self.manifest, specialists=()))
 
     def without_second_opinion(self) -> DiceReader:
         """The same models without the second opinion (what it costs and gains: ``tableref bench``)."""
         if self.second_opinion is None:
             return self
-        return self._view(self.cards, self.vocabulary, self.second_look, replace(self.manifest, second_opinion=None))
-
-    def without_second_look(self) -> DiceReader:
-        """The same reader, still reading photos as photos (zoomed passes, the second opinion,
-        boxes of no die left out), but reading no borderline die again from its look's extra
-        crops (the look's band emptied; a specialist still reads its dice from them)."""
-        if self.second_look is None:
-            return self
-        return self._view(self.cards, self.vocabulary, replace(self.second_look, band=(1.0, 1.0)))
+        return self._view(self.cards, self.vocabulary, self.mode, replace(self.manifest, second_opinion=None))
 
     def without_zoom_out(self) -> DiceReader:
         """The same models without the detector's zoomed-out pass (:func:`~vision.read.stages.detect_zoomed_out`)."""
         knobs = self.policy.dice_detector
         if knobs.zoom_out_above is None:
             return self
-        return self._view(self.cards, self.vocabulary, self.second_look, policy=replace(
+        return self._view(self.cards, self.vocabulary, self.mode, policy=replace(
             self.policy, dice_detector=replace(knobs, zoom_out_above=None, zoom_out_photo_score=None)))
 
     def without_zoom_in(self) -> DiceReader:
@@ -304,26 +290,27 @@ class DiceReader:
         knobs = self.policy.dice_detector
         if knobs.zoom_in_below is None:
             return self
-        return self._view(self.cards, self.vocabulary, self.second_look,
+        return self._view(self.cards, self.vocabulary, self.mode,
                           policy=replace(self.policy, dice_detector=replace(knobs, zoom_in_below=None)))
 
     def without(self, step: Step) -> DiceReader:
         """The same reader without ``step`` (:class:`Step`)."""
-        view = self._view(self.cards, self.vocabulary, self.second_look)
+        view = self._view(self.cards, self.vocabulary, self.mode)
         view.skipped = self.skipped | {step}
         return view
 
     @property
     def reads_photos(self) -> bool:
-        """Whether this reader reads still photos (``tableref read``, ``tableref eval``): one
-        with a second look. Only photos get the detectors' extra passes for a frame with
-        nothing found and for a wide photo; a live frame is read without a look."""
-        return self.second_look is not None
+        """Whether this reader reads still photos (``tableref read``, ``tableref eval``, a
+        settled reveal's closer look): only photos get the detectors' extra passes for a
+        frame with nothing found and for a wide photo, the second opinion, and boxes of no
+        die left out."""
+        return self.mode is not Mode.LIVE
 
     def detect(self, image: np.ndarray, cards: Sequence[Detection] = ()) -> Detections:
         """Die boxes in ``image`` after confidence filtering and NMS, and a zoomed-out look when
         the dice are too large for the detector (:func:`~vision.read.stages.detect_zoomed_out`;
-        on a photo, one read with a look, also when no die was found). That look leaves out
+        on a photo, also when no die was found). That look leaves out
         what holds one of ``cards``, the cards found in the frame. A large photo whose dice
         are too small for the detector is looked at closer
         (:func:`~vision.read.stages.detect_zoomed_in`); a live frame never is. A box that holds a
@@ -352,21 +339,20 @@ class DiceReader:
         return face_p, colour_p
 
     def classify_base(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Face and colour probabilities for each box: one batched classifier call, and one
-        more for the borderline dice, whose readings are averaged over more crops
-        (``second_look``: which dice and crops; None, :func:`load_reader`'s default and a
-        live frame's: never; ``tableref read`` takes the policy's photo look,
-        :meth:`in_mode`). It costs a second classifier call, about
-        2-3 ms a frame here, so live frames go without it. Then the
-        specialists, when the manifest has any, re-read the dice that could show their faces
-        (:func:`~vision.read.stages.ask_specialist`), from the look's views too.
+        """Face and colour probabilities for each box: one batched classifier call; in a
+        settled reveal's closer look (:attr:`~vision.read.policy.Mode.CLOSER`), one more for
+        its unsure dice, whose readings are averaged over more crops
+        (:func:`~vision.read.stages.look_again`). Then the specialists, when the manifest has
+        any, re-read the dice that could show their faces
+        (:func:`~vision.read.stages.ask_specialist`; on a photo from three crops,
+        :meth:`~vision.read.policy.ReadPolicy.specialist_views`).
 
-        With a look and a second-opinion model in the manifest, every die still read under
+        On a photo with a second-opinion model in the manifest, every die still read under
         ``second_opinion_below`` is read again the same way by that second classifier, and
-        the two readings are averaged. Live frames (no look) never ask it."""
+        the two readings are averaged. Live frames never ask it: it costs a classifier call."""
         face_p, colour_p = self._classify_by(self.classifier, self.manifest.classifier, image, boxes)
         spec = self.manifest.second_opinion
-        if self.second_opinion is None or spec is None or self.second_look is None or len(face_p) == 0:
+        if self.second_opinion is None or spec is None or not self.reads_photos or len(face_p) == 0:
             return face_p, colour_p
         boxes = np.asarray(boxes, np.float32)
         ask = np.flatnonzero(face_p.max(axis=1) < self.policy.dice.second_opinion_below)
@@ -385,11 +371,13 @@ class DiceReader:
     ) -> tuple[np.ndarray, np.ndarray]:
         sharpen = None if Step.SHARPEN_SOFT in self.skipped else self.policy.dice.sharpen
         face_p, colour_p = classify_crops(model, spec, image, boxes, sharpen=sharpen)
-        if self.second_look is not None:
-            face_p, colour_p = second_look(model, spec, image, boxes, face_p, colour_p, self.second_look, sharpen)
+        look = self.policy.look(self.mode)
+        if look is not None:
+            face_p, colour_p = look_again(model, spec, image, boxes, face_p, colour_p, look, sharpen)
+        views = self.policy.specialist_views(self.mode)
         for specialist, specialist_spec in zip(self.specialists, self.manifest.specialists):
             face_p = ask_specialist(specialist, specialist_spec, spec.faces, image, boxes, face_p,
-                                    self.policy.dice.specialist_min_mass, self.second_look, sharpen)
+                                    self.policy.dice.specialist_min_mass, views, sharpen)
         return face_p, colour_p
 
     def label_dice(
@@ -400,12 +388,12 @@ class DiceReader:
         score and ``uncertain`` as :meth:`read` reports them (with this reader's vocabulary).
         ``box_scores`` are the detector's confidences (None: the boxes are known dice); a
         box the detector doubts (under its sure threshold) reads unsure whatever its face.
-        With a look (a photo), boxes read as no die are left out. In a ``colourless`` frame
+        On a photo, boxes read as no die are left out. In a ``colourless`` frame
         (:func:`~vision.read.colourless.colourless`) a colour is only the classifier's guess,
         so where the game's words depend on it every die is unsure."""
         colours, vocab = self.manifest.classifier.colours, self.vocabulary
         none, reported, merged = self._faces(face_p)
-        if none is not None and self.second_look is not None:
+        if none is not None and self.reads_photos:
             keep = (none < self.policy.dice.no_die_drop if Step.NO_DIE_DROP not in self.skipped
                     else np.ones(len(none), bool))
             boxes, merged, colour_p, none = np.asarray(boxes)[keep], merged[keep], np.asarray(colour_p)[keep], none[keep]
@@ -479,7 +467,7 @@ class DiceReader:
         none: np.ndarray | None = None
         if self.rejects:
             none, face_p, faces = np.asarray(face_p)[:, -1], np.asarray(face_p)[:, :-1], faces[:-1]
-            if self.second_look is None:
+            if not self.reads_photos:
                 # A live frame: a die left out of some frames and not others would blink and
                 # hold its reveal back, so the frames' votes read every box as a die.
                 face_p = face_p / np.maximum(face_p.sum(axis=1, keepdims=True), 1e-6)

@@ -15,7 +15,7 @@ from vision.read.boxes import Sharpen, crop_batch, held_by, letterbox, letterbox
 from vision.read.calibration import tempered
 from vision.read.detections import Detection, Detections
 from vision.read.manifest import QUARTER_TURNS, ClassifierSpec, DetectorSpec, ManifestError
-from vision.read.policy import CardKnobs, DiceKnobs, Look, ReadPolicy, View
+from vision.read.policy import CardKnobs, DiceKnobs, Look, View
 
 # px in the original frame; anything thinner is a clipped sliver (geometry, not a read
 # decision: the decisions are the read policy's, vision.read.policy)
@@ -283,16 +283,16 @@ def view_crops(
     return crops
 
 
-def second_look(
+def look_again(
     model: Model, spec: ClassifierSpec, image: np.ndarray, boxes: np.ndarray,
-    face_p: np.ndarray, colour_p: np.ndarray, look: Look = ReadPolicy().photo_look, sharpen: Sharpen | None = None,
+    face_p: np.ndarray, colour_p: np.ndarray, look: Look, sharpen: Sharpen | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``face_p`` and ``colour_p`` with every die read inside ``look.band`` replaced by the
-    mean over its crop and the look's extra views (one batched call).
+    mean over its crop and the look's extra views (one batched call): the closer look a
+    settled live reveal takes (:attr:`~vision.read.policy.ReadPolicy.closer_look`).
 
-    A borderline reading often hinges on where the crop edge falls. On the validation
-    renders the mean of three crops made a third fewer wrong readings sure (see the model
-    card).
+    An unsure reading often hinges on where the crop edge falls; the mean over shifted and
+    scaled crops of a still reveal reads more of them surely (see the model card).
     """
     low, high = look.band
     best = face_p.max(axis=1) if len(face_p) else np.zeros((0,), np.float32)
@@ -311,15 +311,15 @@ def second_look(
 
 def ask_specialist(
     model: Model, spec: ClassifierSpec, faces: Sequence[str], image: np.ndarray, boxes: np.ndarray,
-    face_p: np.ndarray, min_mass: float = DiceKnobs().specialist_min_mass, look: Look | None = None,
+    face_p: np.ndarray, min_mass: float = DiceKnobs().specialist_min_mass, views: tuple[View, ...] = (),
     sharpen: Sharpen | None = None,
 ) -> np.ndarray:
     """``face_p`` (columns: ``faces``) with the probability the classifier gives the
     specialist's faces (``spec.faces``, e.g. ブ and プ) shared out again as the specialist
     reads them, for every die where that probability is at least ``min_mass``. The total
     stays, so a die the classifier reads as another face keeps that face's probability;
-    only the choice within the group is the specialist's. One batched call; with a
-    ``look``, the specialist's reading is the mean over the crop and the look's views.
+    only the choice within the group is the specialist's. One batched call; with
+    ``views``, the specialist's reading is the mean over the crop and those views.
 
     On the validation renders it told ブ from プ right 91.5 % of the time instead of 87.0 %
     (see the model card).
@@ -331,7 +331,7 @@ def ask_specialist(
         return face_p
     b = np.asarray(boxes, np.float32)[ask]
     crops = [crop_batch(image, b, spec.size, spec.expand, sharpen),
-             *view_crops(image, b, spec, look.views if look else (), sharpen)]
+             *view_crops(image, b, spec, views, sharpen)]
     out = model.run(np.concatenate(crops))[0]
     if out.shape != (len(crops) * len(ask), len(group)):
         raise ManifestError(f"specialist gave output {out.shape[1:]} per crop, manifest lists {len(group)} faces")

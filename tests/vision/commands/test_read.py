@@ -14,7 +14,7 @@ import pytest
 from tests.vision import tiny_reader as tiny
 from vision.read.detections import DIE_FACES
 from vision.live.overlay import DEFAULT_STYLE
-from vision.read.policy import ReadPolicy
+from vision.read.policy import Mode
 from vision.commands.read import add_arguments, annotated_path, banner, read_all, summary, with_dice_options
 from web.cli import main
 
@@ -137,13 +137,13 @@ def test_cli_game_reads_dice_as_that_games_dice(photos, tmp_path, capsys):
     assert "no colour" in capsys.readouterr().err
 
 
-def test_photos_get_the_second_look_unless_asked_not_to():
+def test_photos_are_read_as_photos():
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    on = with_dice_options(tiny.fake_reader(), parser.parse_args(["a.jpg"]), "read")
-    off = with_dice_options(tiny.fake_reader(), parser.parse_args(["--no-second-look", "a.jpg"]), "read")
-    assert on is not None and on.second_look == ReadPolicy().photo_look
-    assert off is not None and off.second_look is None
+    photo = with_dice_options(tiny.fake_reader(), parser.parse_args(["a.jpg"]), "read")
+    assert photo is not None and photo.mode is Mode.PHOTO and photo.reads_photos
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--no-second-look", "a.jpg"])
 
 
 def test_annotate_writes_each_photo_with_its_reading_drawn_on_it(photos, tmp_path):

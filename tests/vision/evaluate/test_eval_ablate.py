@@ -28,8 +28,8 @@ def test_each_step_is_a_reader_view(tmp_path: Path) -> None:
     reader = load_reader(tiny.build_onnx(tmp_path / "models")).in_mode(Mode.PHOTO)
     assert ablated(reader, "no-die-drop").skipped == frozenset({Step.NO_DIE_DROP}) and reader.skipped == frozenset()
     assert ablated(reader, "no-die-drop").with_vocabulary(None).skipped == frozenset({Step.NO_DIE_DROP})  # views keep it
-    looked = ablated(reader, "second-look")
-    assert looked.reads_photos and looked.second_look is not None and looked.second_look.band == (1.0, 1.0)
+    unsharpened = ablated(reader, "sharpen-soft")
+    assert unsharpened is not reader and unsharpened.mode is Mode.PHOTO and unsharpened.skipped == {Step.SHARPEN_SOFT}
     for step in ("specialists", "second-opinion", "card-body", "card-turns"):  # the tiny reader has none
         assert ablated(reader, step) is reader
     with pytest.raises(ValueError, match="no read-path step"):
@@ -39,10 +39,10 @@ def test_each_step_is_a_reader_view(tmp_path: Path) -> None:
 def test_ablate_one_step_scores_with_that_view(tiny_set, tmp_path: Path, capsys) -> None:
     models, data = tiny_set
     out = tmp_path / "eval"
-    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "second-look"]) == 0
-    assert "without second-look: borderline dice read again" in capsys.readouterr().out
+    assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "sharpen-soft"]) == 0
+    assert "without sharpen-soft: small or out-of-focus dice crops sharpened" in capsys.readouterr().out
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
-    assert metrics["ablated"] == "second-look" and metrics["reader"]["second_look_band"] == [1.0, 1.0]
+    assert metrics["ablated"] == "sharpen-soft" and metrics["reader"]["skipped"] == ["sharpen-soft"]
     assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--ablate", "no-die-drop", "--json"]) == 0
     line = json.loads(capsys.readouterr().out)
     assert line["ablated"] == "no-die-drop" and line["headline"]["found"] == 1.0
@@ -65,7 +65,7 @@ def test_ablate_all_prints_each_steps_effect_and_cost(tiny_set, tmp_path: Path, 
     steps = {row["step"]: row for row in table["steps"]}
     assert set(steps) | set(table["not_in_read_path"]) == {*ABLATIONS, CONTROL}
     assert all(v in (0.0, None) for v in steps[CONTROL]["delta"].values())  # the same reader, read again
-    assert "specialists" in table["not_in_read_path"] and "second-look" in steps
+    assert "specialists" in table["not_in_read_path"] and "sharpen-soft" in steps
     assert table["images"] == 2 and table["headline"]["found"] == 1.0
     assert all(isinstance(row["ms"], float) for row in steps.values())
     assert "zoom-out" in table["not_in_read_path"]  # the tiny manifest has no zoomed passes

@@ -276,17 +276,10 @@ def test_eval_cli_reads_as_a_games_dice(tmp_path, capsys):
     assert main(["eval", str(data), "--models", str(models), "--game", "chess"]) == 2
 
 
-def test_eval_cli_second_look_is_on_by_default_and_recorded(tmp_path, capsys):
+def test_eval_cli_reads_photos_as_photos_and_records_it(tmp_path, capsys):
     _, _, metrics = eval_tiny(tmp_path)
-    assert metrics["reader"]["second_look_band"] == [0.5, 0.9]
-    assert metrics["reader"]["second_look_views"] == 2
-    assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)  # the tie (1/3) is below the band
-
-
-def test_eval_cli_without_the_second_look(tmp_path, capsys):
-    _, _, metrics = eval_tiny(tmp_path, "--no-second-look")
-    assert metrics["reader"]["second_look_band"] is None
-    assert metrics["reader"]["second_look_views"] == 0
+    assert metrics["reader"]["mode"] == "photo"
+    assert metrics["face"]["accuracy_matched"] == pytest.approx(0.75)
 
 
 def test_eval_cli_scores_the_photos_as_another_camera_took_them(tmp_path, capsys):

@@ -324,7 +324,7 @@ def test_bench_times_the_card_stages_with_and_without_turns(tmp_path, capsys):
     assert "not at 4 quarter turns" in out and "as tableref read takes a photo" in out
     row = json.loads((tmp_path / "b.json").read_text())["sizes"]["1280x720_20_dice_3_cards"]
     assert row["onnxruntime-f32_cards_one_turn"]["median_ms"] > 0
-    assert row["onnxruntime-f32_second_look"]["median_ms"] > 0
+    assert row["onnxruntime-f32_photo"]["median_ms"] > 0
     assert row["onnxruntime-f32_cards_photo"]["median_ms"] > 0
     assert "card indices found at 448, not 416" in out and "at the photo size 448" in out
     assert "without the card body classifier" not in out  # no body model: nothing to compare

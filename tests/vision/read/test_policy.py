@@ -58,11 +58,14 @@ def test_a_settled_faint_object_is_one_the_dice_detector_doubts() -> None:
     assert p.settle.faint_below == p.dice_detector.sure
 
 
-def test_each_mode_takes_its_look() -> None:
+def test_only_the_closer_look_reads_dice_again_and_each_mode_gives_its_specialist_views() -> None:
     p = ReadPolicy()
-    assert [p.look(m) for m in Mode] == [None, p.photo_look, p.closer_look]
-    wider = replace(p.photo_look, band=(0.3, 0.9))
-    assert replace(p, photo_look=wider).look(Mode.PHOTO) == wider
+    assert [p.look(m) for m in Mode] == [None, None, p.closer_look]
+    assert [p.specialist_views(m) for m in Mode] == [(), p.photo_views, p.closer_look.views]
+    wider = replace(p, photo_views=((0.2, 0.0, 0.0),))
+    assert wider.specialist_views(Mode.PHOTO) == ((0.2, 0.0, 0.0),)
+    with pytest.raises(PolicyError, match="photo_views"):
+        replace(p, photo_views=((0.2, 0.0),))
 
 
 @pytest.mark.parametrize("make, name", [

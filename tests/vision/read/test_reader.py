@@ -50,7 +50,7 @@ def test_fake_reader_reads_the_scene():
     check_reading(reader.read(tiny.scene()))
     shape, dtype, lo, hi = reader.detector.inputs[-1]
     assert shape == (1, 3, 320, 416) and dtype == "float32" and 0.0 <= lo <= hi <= 1.0
-    # one batched call for all dice (the grey tie, at 1/3, is too unsure for a second look)
+    # one batched call for all dice
     assert reader.classifier.calls == [(4, 3, 48, 48)]
 
 
@@ -252,15 +252,15 @@ def test_a_second_opinion_is_asked_about_unsure_dice_when_a_look_is_taken(tiny_d
     assert [r for i, r in enumerate(looked) if i != grey] == [r for i, r in enumerate(alone) if i != grey]
 
 
-def test_the_bench_times_the_second_look_without_the_second_opinion(tiny_dir, tmp_path, capsys):
+def test_the_bench_times_the_photo_reads_without_the_second_opinion(tiny_dir, tmp_path, capsys):
     import shutil
 
     models = tmp_path / "models"
     shutil.copytree(tiny_dir, models)
     tiny.build_second_opinion(models)
     row = bench_tiny(models, tmp_path)
-    assert "that second look without the second-opinion classifier" in capsys.readouterr().out
-    assert "onnxruntime-f32_second_look_no_second_opinion" in row
+    assert "those photo reads without the second-opinion classifier" in capsys.readouterr().out
+    assert "onnxruntime-f32_photo_no_second_opinion" in row
 
 
 def test_second_opinion_manifest_entries_are_checked(tiny_dir, tmp_path):

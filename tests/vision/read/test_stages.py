@@ -1,4 +1,4 @@
-"""The shared reader stages: the second look at borderline dice, and the zoomed-out pass for close-ups."""
+"""The shared reader stages: the closer look at unsure dice, the specialist, and the detector's zoomed passes."""
 
 from __future__ import annotations
 
@@ -21,11 +21,12 @@ from vision.read.stages import (
     detect_zoomed_in,
     detect_zoomed_out,
     holds_a_card_index,
-    second_look,
+    look_again,
     view_boxes,
 )
 
-PHOTO_LOOK = ReadPolicy().photo_look
+PHOTO_VIEWS = ReadPolicy().photo_views
+CLOSER = ReadPolicy().closer_look
 
 
 def boxes() -> np.ndarray:
@@ -35,38 +36,41 @@ def boxes() -> np.ndarray:
 def test_only_dice_read_inside_the_band_are_looked_at_again() -> None:
     model, spec, image = tiny.FakeClassifier(), tiny.manifest().classifier, tiny.scene()
     face_p, colour_p = classify_crops(model, spec, image, boxes())
-    again_f, again_c = second_look(model, spec, image, boxes(), face_p, colour_p, Look((0.3, 0.9), PHOTO_LOOK.views))
+    again_f, again_c = look_again(model, spec, image, boxes(), face_p, colour_p, Look((0.3, 0.9), PHOTO_VIEWS))
     grey = 3  # the grey die is a three-way tie (1/3); the coloured ones read > 0.99
-    assert model.calls == [(4, 3, 48, 48), (len(PHOTO_LOOK.views), 3, 48, 48)]
+    assert model.calls == [(4, 3, 48, 48), (len(PHOTO_VIEWS), 3, 48, 48)]
     unchanged = [i for i in range(4) if i != grey]
     assert np.array_equal(again_f[unchanged], face_p[unchanged])
     assert np.array_equal(again_c[unchanged], colour_p[unchanged])
     assert again_f[grey].sum() == pytest.approx(1.0, abs=1e-5)  # still a distribution
     assert not np.array_equal(again_f[grey], face_p[grey])  # its mean over three crops (black edges show)
     assert face_p[grey].max() < 0.9  # the input is left as it was
-    assert PHOTO_LOOK.band[0] > 1 / 3  # by default the tie is too unsure to look at again
-    second_look(model, spec, image, boxes(), face_p, colour_p)
+    look_again(model, spec, image, boxes(), face_p, colour_p, Look((0.5, 0.9), PHOTO_VIEWS))  # the tie is below it
     assert len(model.calls) == 2
 
 
 def test_no_call_when_every_die_is_clear() -> None:
     model, spec, image = tiny.FakeClassifier(), tiny.manifest().classifier, tiny.scene()
     face_p, colour_p = classify_crops(model, spec, image, boxes()[:3])
-    out = second_look(model, spec, image, boxes()[:3], face_p, colour_p)
+    out = look_again(model, spec, image, boxes()[:3], face_p, colour_p, CLOSER)
     assert out[0] is face_p and len(model.calls) == 1
-    empty = second_look(model, spec, image, np.zeros((0, 4), np.float32), face_p[:0], colour_p[:0])
+    empty = look_again(model, spec, image, np.zeros((0, 4), np.float32), face_p[:0], colour_p[:0], CLOSER)
     assert empty[0].shape == (0, face_p.shape[1])
 
 
-def test_the_reader_looks_twice_only_when_asked() -> None:
+def test_only_the_closer_look_reads_a_die_again() -> None:
     reader = tiny.fake_reader()
     reader.read(tiny.scene())
-    assert reader.classifier.calls == [(4, 3, 48, 48)] and reader.info["second_look_band"] is None
-    reader = reader.with_look(Look((0.3, 0.9), PHOTO_LOOK.views))  # wide enough for the grey tie
-    assert reader.without_cards().second_look == Look((0.3, 0.9), PHOTO_LOOK.views)
-    assert reader.info["second_look_views"] == 2
-    grey = [d for d in reader.read(tiny.scene()).dice() if d.colour is None or d.score < 0.9]
-    assert reader.classifier.calls[-1] == (len(PHOTO_LOOK.views), 3, 48, 48) and len(grey) == 1
+    assert reader.classifier.calls == [(4, 3, 48, 48)] and reader.info["mode"] == "live"
+    photo = reader.in_mode(Mode.PHOTO)
+    assert photo.without_cards().mode is Mode.PHOTO and photo.info["mode"] == "photo"
+    photo.classifier.calls.clear()
+    photo.read(tiny.scene())
+    assert photo.classifier.calls == [(4, 3, 48, 48)]  # one crop per die, the grey tie too
+    closer = reader.in_mode(Mode.CLOSER)
+    closer.classifier.calls.clear()
+    grey = [d for d in closer.read(tiny.scene()).dice() if d.colour is None or d.score < 0.9]
+    assert closer.classifier.calls[-1] == (len(CLOSER.views), 3, 48, 48) and len(grey) == 1
 
 
 def test_a_look_shifts_and_scales_its_extra_crops() -> None:
@@ -80,14 +84,14 @@ def test_a_look_shifts_and_scales_its_extra_crops() -> None:
 def test_the_closer_look_reads_every_unsure_die_from_all_its_views() -> None:
     model, spec, image = tiny.FakeClassifier(), tiny.manifest().classifier, tiny.scene()
     face_p, colour_p = classify_crops(model, spec, image, boxes())
-    second_look(model, spec, image, boxes(), face_p, colour_p, ReadPolicy().closer_look)
-    assert model.calls[-1] == (len(ReadPolicy().closer_look.views), 3, 48, 48)  # the grey tie, six more crops
+    look_again(model, spec, image, boxes(), face_p, colour_p, CLOSER)
+    assert model.calls[-1] == (len(CLOSER.views), 3, 48, 48)  # the grey tie, six more crops
 
 
 @pytest.mark.parametrize("band", [(0.9, 0.5), (-0.1, 0.5), (0.5, 1.5)])
 def test_a_look_with_a_band_outside_0_1_is_refused(band) -> None:
     with pytest.raises(ValueError, match="band"):
-        Look(band, PHOTO_LOOK.views)
+        Look(band, PHOTO_VIEWS)
     with pytest.raises(ValueError, match="view"):
         Look((0.5, 0.9), ())
 
@@ -170,7 +174,7 @@ def test_several_specialists_each_take_their_own_faces_in_turn() -> None:
         replace(tiny.manifest(), specialists=(SPEC, replace(wheel, faces=("2", "wheel"))))
 
 
-def test_with_a_look_the_specialist_reads_every_view_and_averages() -> None:
+def test_with_views_the_specialist_reads_every_view_and_averages() -> None:
     class ByCall(FakeSpecialist):
         def run(self, x: np.ndarray) -> list[np.ndarray]:
             self.calls.append(tuple(x.shape))
@@ -182,8 +186,8 @@ def test_with_a_look_the_specialist_reads_every_view_and_averages() -> None:
     p = np.zeros((2, len(DIE_FACES)), np.float32)
     p[:, DIE_FACES.index("プ")] = 1.0
     model = ByCall()
-    out = ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:2], p, look=PHOTO_LOOK)
-    assert model.calls == [(2 * (1 + len(PHOTO_LOOK.views)), 3, 48, 48)]
+    out = ask_specialist(model, SPEC, DIE_FACES, tiny.scene(), boxes()[:2], p, views=PHOTO_VIEWS)
+    assert model.calls == [(2 * (1 + len(PHOTO_VIEWS)), 3, 48, 48)]
     assert np.allclose(out[:, [DIE_FACES.index("プ"), DIE_FACES.index("2")]], [[1 / 3, 2 / 3]] * 2)
 
 
@@ -193,8 +197,8 @@ def test_a_specialist_cuts_its_own_crops_at_its_own_size() -> None:
     p = np.zeros((2, len(DIE_FACES)), np.float32)
     p[:, DIE_FACES.index("プ")] = 1.0
     model = FakeSpecialist()
-    ask_specialist(model, big, DIE_FACES, tiny.scene(), boxes()[:2], p, look=PHOTO_LOOK)
-    assert model.calls == [(2 * (1 + len(PHOTO_LOOK.views)), 3, 80, 80)]
+    ask_specialist(model, big, DIE_FACES, tiny.scene(), boxes()[:2], p, views=PHOTO_VIEWS)
+    assert model.calls == [(2 * (1 + len(PHOTO_VIEWS)), 3, 80, 80)]
     reader = DiceReader(replace(tiny.manifest(), specialists=(big,)), tiny.FakeDetector(), tiny.FakeClassifier(),
                         specialists=(model,))
     model.calls.clear()
