@@ -8,7 +8,8 @@ Frames are cut from real photos (the dice-tray test images by default). The read
 reads the frame as a live frame is read; the photo line as ``tableref read`` reads a photo
 (the detector's extra passes, the second opinion, the specialist's three crops).
 
-When the card model is loaded it also times a Doubt-and-dice table: 1280x720 frames
+It also times 640x480 frames rendered by the synthesiser with 15 dice in view (the live
+target's frame), read live and as a photo. When the card model is loaded it also times a Doubt-and-dice table: 1280x720 frames
 rendered by the synthesiser with 20 dice and 3 face-up cards (the card brief's target,
 30 ms median), the whole read as a live Doubt table reads a frame and as ``tableref read``
 reads a photo, and the card stages alone; and the dice frames once more
@@ -148,8 +149,9 @@ def grid_boxes(width: int, height: int, count: int, side: float) -> np.ndarray:
 
 
 def card_table_frames(count: int, width: int = 1280, height: int = 720, dice: int = 20, cards: int = 3, seed: int = 7) -> list[np.ndarray]:
-    """``count`` rendered frames, each with ``dice`` dice and ``cards`` single face-up cards
-    whose indices are visible (scenes where a hand or die hides a card are skipped)."""
+    """``count`` rendered frames, each with ``dice`` dice of four designs and ``cards`` single
+    face-up cards whose indices are visible (scenes where a hand or die hides a card are
+    skipped; ``cards=0``: a dice table, every die in view)."""
     from vision.synth.card_layout import CardOptions
     from vision.synth.scene import SceneConfig, render_scene
     from vision.synth.sets import DieSpec
@@ -158,11 +160,13 @@ def card_table_frames(count: int, width: int = 1280, height: int = 720, dice: in
     designs = ("pips", "liars", "nine-a", "pips-jp")
     specs = tuple(DieSpec(designs[i % len(designs)]) for i in range(dice))
     config = SceneConfig(width=width, height=height, dice=specs, occluders=False,
-                         cards=CardOptions(layouts=("single",), groups=(cards, cards)))
+                         cards=CardOptions(layouts=("single",), groups=(cards, cards)) if cards else None)
     frames: list[np.ndarray] = []
     for i in range(count * 20):
         scene = render_scene(scene_rng(seed, i), config)
-        if len({o.face for o in scene.objects if o.kind == "card"}) == cards:
+        shown = [o for o in scene.objects if o.kind == "die"] if not cards else \
+            {o.face for o in scene.objects if o.kind == "card"}
+        if len(shown) == (cards or dice):
             frames.append(scene.image)
             if len(frames) == count:
                 break
@@ -287,6 +291,20 @@ def run(args: argparse.Namespace) -> int:
         if ultra is not None:
             u = row["ultralytics_predict"]
             print(f"  ultralytics predict       median {u['median_ms']:6.1f} ms  p90 {u['p90_ms']:6.1f} ms   (detector only, PyTorch)")
+    frames = card_table_frames(args.frames, 640, 480, dice=15, cards=0)
+    row = {"frames": len(frames), "dice": 15}
+    fns = {}
+    for b, reader in readers.items():
+        fns[b] = reader.without_cards().read
+        fns[b + "_photo"] = reader.without_cards().in_mode(Mode.PHOTO).read
+    row.update(timed(fns, frames, args.runs, args.warmup))
+    row["read_per_frame"] = {"dice": float(np.mean([len(some.without_cards().read(f).dice()) for f in frames]))}
+    results["sizes"]["640x480_15_dice"] = row
+    print(f"640x480 with 15 dice: {len(frames)} rendered frames (read {row['read_per_frame']['dice']:.1f} dice per frame)")
+    for b in readers:
+        r, again = row[b], row[b + "_photo"]
+        print(f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms   (a live frame)")
+        print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   (as a photo)")
     if some.cards is not None and not args.no_cards:
         frames = card_table_frames(args.frames)
         row = {"frames": len(frames), "dice": 20, "cards": 3}

@@ -219,14 +219,34 @@ def greedy_match(
     return pairs
 
 
+NMS_MATRIX_MAX = 2000
+"""Up to this many boxes, :func:`nms` computes every pair's IoU in one go (32 MB at most)."""
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5, max_det: int = 300) -> np.ndarray:
-    """Indices of the boxes kept by greedy non-maximum suppression, best score first."""
+    """Indices of the boxes kept by greedy non-maximum suppression, best score first.
+
+    >>> nms(np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]]), np.array([0.8, 0.9, 0.7])).tolist()
+    [1, 2]
+    """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     scores = np.asarray(scores, dtype=np.float64).reshape(-1)
     if len(boxes) != len(scores):
         raise ValueError(f"{len(boxes)} boxes but {len(scores)} scores")
     order = np.argsort(-scores, kind="stable")
     keep: list[int] = []
+    if len(boxes) <= NMS_MATRIX_MAX:
+        # every pair's IoU at once (a frame's few hundred candidates), then the greedy pass
+        over = iou_matrix(boxes, boxes) > iou_threshold
+        dropped = np.zeros(len(boxes), bool)
+        for i in order.tolist():
+            if dropped[i]:
+                continue
+            keep.append(i)
+            if len(keep) == max_det:
+                break
+            dropped |= over[i]
+        return np.array(keep, dtype=np.int64)
     while order.size and len(keep) < max_det:
         i = int(order[0])
         keep.append(i)

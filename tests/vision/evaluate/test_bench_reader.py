@@ -39,6 +39,15 @@ def test_bench_read_frame(benchmark, reader, width, height):
     assert (reading.width, reading.height) == (width, height) and not reading.cards()
 
 
+def test_bench_read_15_dice_live(benchmark, reader):
+    """The live target's frame: 640x480 with 15 dice in view, read as a live frame."""
+    from vision.evaluate.bench import card_table_frames
+
+    (image,) = card_table_frames(1, 640, 480, dice=15, cards=0)
+    reading = benchmark(reader.without_cards().read, image)
+    assert (reading.width, reading.height) == (640, 480) and not reading.cards()
+
+
 def test_bench_read_20_dice_3_cards(benchmark, reader):
     """The card brief's target frame: 1280x720, 20 dice and 3 face-up cards, read in one pass."""
     from vision.evaluate.bench import card_table_frames

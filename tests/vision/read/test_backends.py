@@ -173,3 +173,32 @@ def test_openvino_reads_an_image_as_it_reads_its_blob_to_the_bit(name):
     image = cv2.GaussianBlur(rng.integers(0, 256, (192, 256, 3), dtype=np.uint8), (0, 0), 1.0)
     image[40:120, 60:140] = (250, 250, 245)  # a bright patch with edges, as a card or a die shows
     np.testing.assert_array_equal(model.run_image(image)[0], model.run(image_blob(image))[0])
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 13, 32, 45])
+def test_any_batch_is_padded_to_a_bucket_and_trimmed(tiny_models, n):
+    """A classifier's batch runs padded up to its bucket (chunks of the largest above it), and
+    each crop's reading is what the crop alone gives: padding and chunking change no output."""
+    from vision.read.backends import BATCH_BUCKETS, OpenVinoModel, batch_bucket
+
+    model = OpenVinoModel(tiny_models / "dice-classifier.onnx", threads=1, static=False, precision="f32")
+    x = np.random.default_rng(n).random((n, 3, 48, 48), dtype=np.float32)
+    got = model.run(x)
+    want = tiny.FakeClassifier().run(x)
+    assert [g.shape for g in got] == [w.shape for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, atol=1e-5)
+    alone = model.run(x[-1:])
+    for g, a in zip(got, alone):
+        np.testing.assert_allclose(g[-1:], a, atol=1e-6)
+    compiled = {key[0] for key in model._compiled}
+    assert compiled <= set(BATCH_BUCKETS) and batch_bucket(min(n, BATCH_BUCKETS[-1])) in compiled
+
+
+def test_an_empty_batch_gives_empty_outputs(tiny_models):
+    from vision.read.backends import OpenVinoModel
+
+    model = OpenVinoModel(tiny_models / "dice-classifier.onnx", threads=1, static=False, precision="f32")
+    want = tiny.FakeClassifier().run(np.zeros((1, 3, 48, 48), np.float32))
+    got = model.run(np.zeros((0, 3, 48, 48), np.float32))
+    assert [g.shape for g in got] == [(0, *w.shape[1:]) for w in want]

@@ -182,3 +182,22 @@ def test_crop_batch_sharpens_only_small_boxes() -> None:
     assert sharp[0].max() > plain[0].max()  # the 25 px crop of the 20 px box is sharpened
     np.testing.assert_array_equal(sharp[1], plain[1])  # the 100 px crop is not
     np.testing.assert_array_equal(square_crop(img, boxes[0], 56, sharpen=None), square_crop(img, boxes[0], 56))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nms_by_the_iou_matrix_keeps_what_the_pairwise_loop_keeps(seed, monkeypatch):
+    """The all-pairs path (a frame's candidates) and the box-by-box loop (over
+    ``NMS_MATRIX_MAX``) keep the same boxes in the same order, ``max_det`` included."""
+    import vision.read.boxes as boxes_mod
+
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(0, 200, (300, 2))
+    wh = rng.uniform(5, 40, (300, 2))
+    boxes = np.hstack([xy, xy + wh])
+    scores = rng.choice([0.3, 0.5, 0.9], 300) if seed % 2 else rng.uniform(0, 1, 300)
+    for max_det in (300, 7):
+        fast = boxes_mod.nms(boxes, scores, 0.45, max_det)
+        monkeypatch.setattr(boxes_mod, "NMS_MATRIX_MAX", 0)
+        slow = boxes_mod.nms(boxes, scores, 0.45, max_det)
+        monkeypatch.undo()
+        assert fast.tolist() == slow.tolist() and 0 < len(fast) <= max_det

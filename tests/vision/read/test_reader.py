@@ -188,7 +188,10 @@ def bench_tiny(models: Path, tmp_path: Path) -> dict:
     args = parser.parse_args(["--models", str(models), "--images", str(frames), "--frames", "1", "--runs", "2",
                               "--warmup", "1", "--no-ultralytics", "--backend", "onnxruntime", "--json", str(tmp_path / "b.json")])
     assert bench.run(args) == 0
-    return json.loads((tmp_path / "b.json").read_text())["sizes"]["640x480"]
+    sizes = json.loads((tmp_path / "b.json").read_text())["sizes"]
+    live15 = sizes["640x480_15_dice"]  # the live target's frame, rendered
+    assert live15["dice"] == 15 and live15["onnxruntime-f32"]["median_ms"] > 0 and live15["onnxruntime-f32_photo"]["runs"] > 0
+    return sizes["640x480"]
 
 
 COMMITTED = DEFAULT_MODEL_DIR / "dice-reader.json"
