@@ -219,8 +219,9 @@ def greedy_match(
     return pairs
 
 
-NMS_MATRIX_MAX = 2000
-"""Up to this many boxes, :func:`nms` computes every pair's IoU in one go (32 MB at most)."""
+NMS_MATRIX_MAX = 1000
+"""Up to this many boxes (a frame's candidates seldom reach it), :func:`nms` computes every
+pair's IoU in one go, 8 MB of pairs at most; beyond it, box by box."""
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float = 0.5, max_det: int = 300) -> np.ndarray:
