@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from vision.read.image_io import UnreadableImage, decode_image
+from vision.read.image_io import IMAGE_SUFFIXES, UnreadableImage, decode_image
 from vision.teach.labels import DatasetError, LabelsError, load_labels
 from vision.read.profile import PROFILE_FILE, Profile, ProfileError
 from vision.teach.store import LABELS_FILE, PHOTOS, ProfileFolder, write_atomic
@@ -59,7 +59,6 @@ IMPORT_MAX_BYTES = 64 * 1024 * 1024
 #: What its files may unpack to (a zip can claim far more than it holds).
 IMPORT_MAX_UNPACKED = 256 * 1024 * 1024
 IMPORT_MAX_FILES = 1000
-PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp")
 _PHOTO_MEMBER = re.compile(r"^" + PHOTOS + r"/([0-9a-f]{20})(\.[a-z]{3,4})$")
 _SYMLINK = 0o120000
 
@@ -307,7 +306,7 @@ class ProfileLibrary:
                 continue
             if member not in named:
                 raise BadProfileFile(f"photo {member} has no labels", f"写真{member}にラベルがありません")
-            if found.group(2) not in PHOTO_SUFFIXES or hashlib.sha256(data).hexdigest()[:20] != found.group(1):
+            if found.group(2) not in IMAGE_SUFFIXES or hashlib.sha256(data).hexdigest()[:20] != found.group(1):
                 raise BadProfileFile(f"photo {member} is not named by its content", f"写真{member}の名前が内容と合いません")
             try:
                 decode_image(data)

@@ -372,6 +372,29 @@ def _photo(files: dict[str, bytes]) -> str:
     return next(n for n in files if n.startswith("photos/"))
 
 
+@pytest.mark.parametrize("fmt, suffix", [("TIFF", ".tif"), ("HEIF", ".heic")])
+def test_a_profile_taught_from_a_tiff_or_heic_photo_imports(
+        client: Any, app: Any, exported: dict[str, bytes], fmt: str, suffix: str) -> None:
+    """A profile keeps each taught photo as it came (``tableref teach`` takes any photo the
+    reader decodes): one whose photo is a TIFF or an iPhone's HEIC imports like a JPEG's."""
+    import hashlib
+
+    from PIL import Image
+
+    old = _photo(exported)
+    out = io.BytesIO()
+    with Image.open(io.BytesIO(exported[old])) as im:
+        im.save(out, format=fmt, quality=95) if fmt == "HEIF" else im.save(out, format=fmt)
+    data = out.getvalue()
+    new = f"photos/{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
+    files = {k: v for k, v in exported.items() if k != old} | {new: data}
+    files["labels.jsonl"] = exported["labels.jsonl"].replace(old.encode(), new.encode())
+    r = _import(client, _zip(files))
+    assert r.status_code == 201, r.json
+    assert r.json["photos"] == 2 and r.json["objects"] == 6
+    assert (teaching(app).library.path(r.json["id"]) / new).is_file()
+
+
 @pytest.mark.parametrize("spoil, code, says", [
     (lambda f: {**f, "../evil.txt": b"x"}, "bad_profile_file", "unexpected file"),
     (lambda f: {**f, "photos/../../x.jpg": b"x"}, "bad_profile_file", "unexpected file"),

@@ -25,11 +25,11 @@ from pathlib import Path
 from PIL import Image
 
 from vision.read.detections import Detection
+from vision.read.image_io import IMAGE_SUFFIXES
 from vision.teach.labels import LABELS, DatasetError, LabelledImage, load_labels, upright_size
 
 YOLO_FACES = ("1", "2", "3", "4", "5", "6")
 SYNTH_META = "meta.json"
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 ANNOTATIONS = "annotations.jsonl"
 
 

@@ -3,6 +3,7 @@
 OpenCV happily returns the top half of a truncated JPEG (and a warning on stderr);
 Pillow notices, so it does the decoding. EXIF orientation is applied, as
 ``cv2.imread`` does, so photos come out the way they were shot and trained on.
+A phone's HEIC/HEIF photo (an iPhone's default) is decoded through ``pillow-heif``.
 
 >>> for data in (b"", b"GIF89a not really"):
 ...     try:
@@ -23,6 +24,17 @@ import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from vision.read.regular_file import FileRefused, read_regular_file
+
+try:
+    from pillow_heif import register_heif_opener
+except ImportError:  # pragma: no cover - a runtime dependency; without it HEIC is "not a recognised image format"
+    pass
+else:
+    register_heif_opener()
+
+#: The file suffixes of the photos :func:`decode_image` reads: a folder of photos is listed
+#: by them (``tableref eval``), and a profile's taught photos keep theirs.
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif")
 
 #: The most pixels a photo may have. A 4K webcam frame is 8.3 Mpx and a phone photo 12 Mpx, or
 #: 48-50 Mpx (8160x6120) in a phone's full-resolution mode; decoding peaks at about 12 bytes a

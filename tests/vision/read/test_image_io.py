@@ -55,6 +55,22 @@ def test_a_file_no_decoder_knows_is_refused_after_ultralytics_wrapped_pillow() -
         Image.open = unwrapped
 
 
+def test_a_phones_heic_photo_reads_as_its_picture(tmp_path: Path) -> None:
+    """An iPhone takes HEIC photos by default; the reader decodes them as it does a JPEG."""
+    from PIL import Image
+
+    from vision.read.image_io import IMAGE_SUFFIXES
+
+    y, x = np.mgrid[0:96, 0:128]
+    picture = np.dstack([x * 2, y * 2, (x + y)]).astype(np.uint8)  # RGB gradients
+    path = tmp_path / "IMG_0001.HEIC"
+    Image.fromarray(picture).save(path, format="HEIF", quality=95)
+    image = read_image(path)
+    assert image.shape == (96, 128, 3)
+    assert float(np.abs(image[:, :, ::-1].astype(int) - picture).mean()) < 4.0
+    assert path.suffix.lower() in IMAGE_SUFFIXES and ".heif" in IMAGE_SUFFIXES
+
+
 def _zero_png(width: int, height: int) -> bytes:
     """A PNG of ``width`` x ``height`` black pixels: a few hundred KB that decode to width*height*3 bytes."""
     import io
