@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -42,9 +43,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.set_defaults(_run=module.run)
     args = top.parse_args(argv)
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """The program reading tableref's output stopped (``tableref read --json *.jpg | head``):
+    stop quietly, as a Unix tool does, with 128 + SIGPIPE. What is still buffered goes to
+    ``/dev/null``, so Python does not report the closed pipe again when it exits."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 141
 
 
 if __name__ == "__main__":

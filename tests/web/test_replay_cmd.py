@@ -98,6 +98,19 @@ def test_console_script_prints_no_traceback(tmp_path):
     assert json.loads(proc.stdout)["event"] is None
 
 
+def test_output_into_a_closed_pipe_stops_quietly(tmp_path):
+    """``tableref ... | head``: the reader of the output is gone before it is written; the
+    command exits 141 (128 + SIGPIPE), as a Unix tool does, without a traceback."""
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(LOG), encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "web.cli", "replay", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the interpreter has started, so before anything is written
+    err = proc.stderr.read().decode("utf-8", "replace")
+    assert proc.wait(timeout=60) == 141, err
+    assert err == ""
+
+
 def test_a_lone_surrogate_exits_2_with_one_json_line_not_a_traceback(tmp_path):
     """The console script, as a player runs it: a player name that is a lone surrogate escape."""
     path = tmp_path / "log.json"
