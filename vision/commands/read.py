@@ -3,7 +3,8 @@
 The models are loaded once. With ``--json`` each image prints one JSON line exactly as
 docs/read-json.md specifies; otherwise a short readable summary. An image that cannot be
 read prints an error line (``{"image": ..., "error": ...}`` in JSON mode) and the others
-are still read; the exit status is then 1. A missing or broken model folder exits 2.
+are still read; the exit status is then 1. A folder stands for the photos in it, by name
+(:func:`~vision.read.image_io.photos_in`); a folder with none is an error line. A missing or broken model folder exits 2.
 ``--annotate DIR`` also writes each photo with what was read drawn on it (uncertain
 objects in the overlay's warning colour, with a ``?``) to ``DIR/<name>.read.jpg``.
 """
@@ -19,7 +20,7 @@ from typing import TextIO
 from referee.json_limits import json_line
 from vision.read.backends import BACKENDS, PRECISIONS, BackendUnavailable
 from vision.read.detections import DIE_FACES, Detection, Reading
-from vision.read.image_io import UnreadableImage, read_image
+from vision.read.image_io import IMAGE_SUFFIXES, UnreadableImage, photos_in, read_image
 from vision.read.manifest import ManifestError
 from vision.live.overlay import draw_overlay, encode_jpeg
 from vision.read.policy import Mode
@@ -29,7 +30,7 @@ from vision.read.vocabulary import VocabularyError, game_vocabulary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) to read")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) to read, or folders of them")
     parser.add_argument("--json", action="store_true", help="one JSON object per image (JSON Lines)")
     parser.add_argument("--threshold", type=float, default=None,
                         help="face confidence below which a die is flagged uncertain (default: the model's)")
@@ -155,14 +156,30 @@ def annotated_path(folder: Path, image: str, taken: set[Path]) -> Path:
     return path
 
 
+def photos_named(names: list[str]) -> list[str]:
+    """``names`` with each folder replaced by the photos in it; a folder with none, or one
+    that cannot be listed, stays, and is reported as having no photos found."""
+    out: list[str] = []
+    for name in names:
+        path = Path(name)
+        try:
+            found = photos_in(path) if path.is_dir() else None
+        except OSError:
+            found = None
+        out.extend([str(p) for p in found] if found else [name])
+    return out
+
+
 def read_all(
     reader: DiceReader, images: list[str], as_json: bool, out: TextIO, err: TextIO, annotate: Path | None = None
 ) -> int:
     """Read each of ``images``; 1 when any could not be read (or its annotated copy not written), else 0."""
     status = 0
     taken: set[Path] = set()
-    for name in images:
+    for name in photos_named(images):
         try:
+            if Path(name).is_dir():
+                raise UnreadableImage(f"no photos found in this folder (files named {', '.join(IMAGE_SUFFIXES)})")
             image = read_image(name)
         except UnreadableImage as exc:
             status = 1

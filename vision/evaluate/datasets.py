@@ -25,7 +25,7 @@ from pathlib import Path
 from PIL import Image
 
 from vision.read.detections import Detection
-from vision.read.image_io import IMAGE_SUFFIXES
+from vision.read.image_io import photos_in
 from vision.teach.labels import LABELS, DatasetError, LabelledImage, load_labels, upright_size
 
 YOLO_FACES = ("1", "2", "3", "4", "5", "6")
@@ -49,7 +49,7 @@ def parse_yolo_line(line: str, width: int, height: int, classes: tuple[str, ...]
 
 
 def image_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+    return photos_in(folder)
 
 
 def load_yolo(root: Path, split: str | None = None, classes: tuple[str, ...] = YOLO_FACES) -> tuple[LabelledImage, ...]:

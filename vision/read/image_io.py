@@ -36,6 +36,12 @@ else:
 #: by them (``tableref eval``), and a profile's taught photos keep theirs.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".heic", ".heif")
 
+
+def photos_in(folder: Path) -> list[Path]:
+    """The photos in ``folder``, by name: its files with one of :data:`IMAGE_SUFFIXES` (any
+    case), not those of its subfolders."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+
 #: The most pixels a photo may have. A 4K webcam frame is 8.3 Mpx and a phone photo 12 Mpx, or
 #: 48-50 Mpx (8160x6120) in a phone's full-resolution mode; decoding peaks at about 12 bytes a
 #: pixel (measured: 600 MB at this cap), so a larger image, a panorama, a scan or a

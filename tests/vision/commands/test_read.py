@@ -76,7 +76,7 @@ def test_json_lines_for_good_images(photos):
         ("corrupt", ""),
         ("text", "not a recognised image format"),
         ("missing", "no such file"),
-        ("folder", "is a directory"),
+        ("folder", "no photos found in this folder"),
     ],
 )
 def test_bad_file_gives_an_error_line_and_others_are_still_read(photos, key, reason):
@@ -86,6 +86,18 @@ def test_bad_file_gives_an_error_line_and_others_are_still_read(photos, key, rea
     assert [ln["image"] for ln in lines] == names
     assert set(lines[1]) == {"image", "error"} and reason in lines[1]["error"]
     assert len(lines[0]["objects"]) == 4 and len(lines[2]["objects"]) == 4
+
+
+def test_a_folder_is_read_as_the_photos_in_it(photos, tmp_path):
+    folder = tmp_path / "reveals"
+    (folder / "older").mkdir(parents=True)
+    for name in ("b.PNG", "a.jpg", "older/c.jpg"):
+        (folder / name).write_bytes(photos["good_png"].read_bytes())
+    (folder / "notes.txt").write_text("not a photo\n")
+    status, lines, err = run_json([str(folder), str(photos["good_jpg"])])
+    assert status == 0 and err == ""
+    assert [ln["image"] for ln in lines] == [str(folder / "a.jpg"), str(folder / "b.PNG"), str(photos["good_jpg"])]
+    assert all(len(ln["objects"]) == 4 for ln in lines)
 
 
 def test_plain_mode_summary_and_errors_on_stderr(photos):
