@@ -4,7 +4,8 @@ The models are loaded once. With ``--json`` each image prints one JSON line exac
 docs/read-json.md specifies; otherwise a short readable summary. An image that cannot be
 read prints an error line (``{"image": ..., "error": ...}`` in JSON mode) and the others
 are still read; the exit status is then 1. A folder stands for the photos in it, by name
-(:func:`~vision.read.image_io.photos_in`); a folder with none is an error line. A missing or broken model folder exits 2.
+(:func:`~vision.read.image_io.photos_in`); a folder with none is an error line. A missing
+or broken model folder exits 2.
 ``--annotate DIR`` also writes each photo with what was read drawn on it (uncertain
 objects in the overlay's warning colour, with a ``?``) to ``DIR/<name>.read.jpg``.
 """
