@@ -172,7 +172,8 @@ def read_item(
 
 class GameReaders:
     """``reader`` as each game's table reads dice (its vocabulary), for the scenes that name a
-    game; ``reader`` itself for the others, and for all when ``per_game`` is false."""
+    game; ``reader`` itself for the others, and for all when ``per_game`` is false (``tableref
+    eval --game``: then every scene's truth is named in ``reader``'s own vocabulary)."""
 
     def __init__(self, reader: DiceReader, per_game: bool = True) -> None:
         self.reader, self.per_game = reader, per_game
@@ -180,7 +181,7 @@ class GameReaders:
 
     def _view(self, item: LabelledImage) -> tuple[DiceReader, Vocabulary | None]:
         if not self.per_game or item.game is None:
-            return self.reader, None
+            return self.reader, self.reader.vocabulary
         if item.game not in self._views:
             try:
                 vocabulary = game_vocabulary(item.game)

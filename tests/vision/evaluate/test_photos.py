@@ -276,6 +276,24 @@ def test_eval_cli_reads_as_a_games_dice(tmp_path, capsys):
     assert main(["eval", str(data), "--models", str(models), "--game", "chess"]) == 2
 
 
+def test_eval_cli_names_the_truth_as_the_games_table_does(tmp_path, capsys):
+    """Plain pip dice read as Liar's Dice dice: the table reports a 1 as the wheel it stands
+    for, and the labelled 1 is scored as that wheel, not as a mistake."""
+    models = tiny.build_onnx(tmp_path / "models")
+    data = write_tiny_set(tmp_path / "set")
+    labels = data / "annotations.jsonl"
+    labels.write_text(labels.read_text(encoding="utf-8").replace('"face": "wheel"', '"face": "1"'), encoding="utf-8")
+    scored = {}
+    for game in (None, "liars-dice"):
+        out = tmp_path / f"eval-{game}"
+        flags = ["--game", game] if game else []
+        assert main(["eval", str(data), "--models", str(models), "--out", str(out), "--gt-boxes", *flags]) == 0
+        scored[game] = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert "1" in scored[None]["face"]["per_face"] and "1" not in scored["liars-dice"]["face"]["per_face"]
+    assert scored[None]["face"]["per_face"]["1"]["correct"] == 0  # read as the wheel: a mistake, unnamed
+    assert scored["liars-dice"]["face"]["per_face"]["wheel"]["correct"] == 2
+
+
 def test_eval_cli_reads_photos_as_photos_and_records_it(tmp_path, capsys):
     _, _, metrics = eval_tiny(tmp_path)
     assert metrics["reader"]["mode"] == "photo"
