@@ -39,12 +39,12 @@ import cv2
 import numpy as np
 
 from vision.live.pacer import Pacer
+from vision.read.image_io import IMAGE_SUFFIXES, UnreadableImage, photos_in, read_image
 
 # What a webcam is asked for. Doubt's cards stand 60-120 px tall in a 640x480 webcam frame,
 # their corner indices 10-18 px; at 1280x720 twice that. Live Doubt reveals read right went
 # from 111 to 180 of 240 clips.
 WEBCAM_SIZE = (1280, 720)
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".gif")
 STREAM_SCHEMES = ("http://", "https://", "rtsp://", "rtsps://", "rtmp://", "udp://", "tcp://")
 LANGUAGES = ("en", "ja")
@@ -183,15 +183,13 @@ def _quiet_opencv() -> Iterator[None]:
 
 
 def _imread(path: Path) -> np.ndarray | None:
-    """cv2.imread that copes with non-ASCII paths (it does not on every platform)."""
+    """The photo at ``path`` decoded as ``tableref read`` decodes it (:func:`~vision.read.image_io.read_image`:
+    EXIF orientation, 16-bit grey, a phone's HEIC, the size cap), or None when it cannot be
+    read whole (a photo still being copied into the folder)."""
     try:
-        data = np.fromfile(str(path), dtype=np.uint8)
-    except OSError:
+        return read_image(path)
+    except UnreadableImage:
         return None
-    if data.size == 0:
-        return None
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    return image
 
 
 class CaptureSource:
@@ -428,5 +426,5 @@ def open_source(
 
 def list_images(folder: str | os.PathLike[str]) -> list[Path]:
     """The image files a :class:`FolderSource` would show, in order (by name)."""
-    return sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+    return photos_in(Path(folder))
 

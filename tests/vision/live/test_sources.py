@@ -119,6 +119,24 @@ def test_folder_picks_up_new_images_and_skips_broken_ones(tmp_path: Path) -> Non
     assert seen == {10, 50}
 
 
+def test_folder_skips_a_photo_still_being_copied_and_shows_a_phones_heic(tmp_path: Path) -> None:
+    """A JPEG cut short (a phone still syncing it into the folder) is skipped until it is
+    whole; an iPhone's HEIC photo is shown, as ``tableref read`` reads it."""
+    from PIL import Image
+
+    import vision.read.image_io  # noqa: F401  (registers the HEIF codec this test writes with)
+
+    y, x = np.mgrid[0:120, 0:160]
+    whole = cv2.imencode(".jpg", np.dstack([x, y, x + y]).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    (tmp_path / "a-copying.jpg").write_bytes(whole[: len(whole) // 2])
+    Image.fromarray(np.full((120, 160, 3), 90, np.uint8)).save(tmp_path / "b.heic", quality=95)
+    src = FolderSource(tmp_path, fps=500, hold_s=1 / 500)
+    assert {round(_level(src.read()), -1) for _ in range(4)} == {90}
+    (tmp_path / "a-copying.jpg").write_bytes(whole)
+    src = FolderSource(tmp_path, fps=500, hold_s=1 / 500)
+    assert src.read().shape == (120, 160, 3) and round(_level(src.read()), -1) == 90
+
+
 def test_emptied_folder_raises_folder_empty(tmp_path: Path) -> None:
     path = _solid(tmp_path / "a.png", 10)
     src = FolderSource(tmp_path, fps=500, hold_s=1 / 500)
