@@ -35,8 +35,7 @@ import cv2
 import numpy as np
 
 from vision.read.backends import PRECISIONS, available_backends
-from vision.evaluate.datasets import image_files
-from vision.read.image_io import UnreadableImage, read_image
+from vision.read.image_io import UnreadableImage, photos_in, read_image
 from vision.read.manifest import ManifestError
 from vision.read.policy import Mode
 from vision.read.profile import Profile, ProfileError
@@ -85,7 +84,7 @@ def load_frames(folder: Path, count: int, size: tuple[int, int]) -> list[np.ndar
     if not folder.is_dir():
         raise SystemExit(f"tableref bench: no image folder {folder} (use --images)")
     frames = []
-    for path in image_files(folder):
+    for path in photos_in(folder):
         try:
             frames.append(fit_frame(read_image(path), *size))
         except UnreadableImage:

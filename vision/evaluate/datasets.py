@@ -48,16 +48,12 @@ def parse_yolo_line(line: str, width: int, height: int, classes: tuple[str, ...]
     return Detection(kind="die", face=classes[cls], colour=None, box=tuple(round(v, 3) for v in box), score=1.0)  # type: ignore[arg-type]
 
 
-def image_files(folder: Path) -> list[Path]:
-    return photos_in(folder)
-
-
 def load_yolo(root: Path, split: str | None = None, classes: tuple[str, ...] = YOLO_FACES) -> tuple[LabelledImage, ...]:
     images = root / "images" / split if split else root / "images"
     labels = root / "labels" / split if split else root / "labels"
     if not images.is_dir():
         raise DatasetError(f"no image folder {images}")
-    files = image_files(images)
+    files = photos_in(images)
     if not files:
         splits = sorted(p.name for p in images.iterdir() if p.is_dir())
         hint = f" (splits here: {', '.join(splits)}; pass --split)" if splits and not split else ""

@@ -341,7 +341,7 @@ class FolderSource:
                 raise SourceLost(name=self.name, reason="the file was removed")
             return [self.path]
         try:
-            names = list_images(self.path)
+            names = photos_in(self.path)
         except OSError as err:  # folder removed or unreadable
             raise SourceLost(name=self.name, reason=str(err)) from err
         if not names:
@@ -423,8 +423,4 @@ def open_source(
         return VideoFileSource(path, fps=fps)
     raise SourceNotFound(spec=spec)
 
-
-def list_images(folder: str | os.PathLike[str]) -> list[Path]:
-    """The image files a :class:`FolderSource` would show, in order (by name)."""
-    return photos_in(Path(folder))
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.vision import tiny_reader as tiny
 from vision.evaluate.bench import DEFAULT_IMAGES, fit_frame
-from vision.evaluate.datasets import image_files
+from vision.read.image_io import photos_in
 from vision.read.image_io import read_image
 from vision.read.reader import DEFAULT_MODEL_DIR, load_reader
 
@@ -27,7 +27,7 @@ def reader(tmp_path_factory):
 
 
 def frame(width: int, height: int) -> np.ndarray:
-    photos = image_files(DEFAULT_IMAGES)[:1] if DEFAULT_IMAGES.is_dir() else []
+    photos = photos_in(DEFAULT_IMAGES)[:1] if DEFAULT_IMAGES.is_dir() else []
     source = read_image(photos[0]) if photos else tiny.scene()
     return fit_frame(source, width, height)
 
