@@ -703,6 +703,69 @@ def export_classifier(checkpoint: Path, out: Path, size: int) -> dict[str, Any]:
     return {"epoch": int(ckpt["epoch"]), "max_abs_err_vs_torch": err, "history_best": ckpt["best"]}
 
 
+def exported_spec(path: Path) -> dict[str, Any]:
+    """The manifest entry (file, size, expand, faces, colours, ...) that names the exported
+    classifier ``path``: its reader's classifier, second opinion, a specialist or the card
+    body classifier, in the manifest beside it."""
+    from vision.read.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME
+
+    docs = [path.parent / name for name in (MANIFEST_NAME, CARD_MANIFEST_NAME)]
+    manifests = [json.loads(doc.read_text(encoding="utf-8")) for doc in docs if doc.is_file()]
+    entries = [m[key] for m in manifests for key in ("classifier", "second_opinion", "body")
+               if isinstance(m.get(key), dict)]
+    entries += [e for m in manifests for e in m.get("specialists") or [] if isinstance(e, dict)]
+    spec = next((e for e in entries if e["file"] == path.name), None)
+    if spec is None:
+        raise ValueError(f"no {MANIFEST_NAME} or {CARD_MANIFEST_NAME} beside {path} names it as its classifier, "
+                         "its second opinion, one of its specialists or its card body classifier")
+    return dict(spec)
+
+
+def average_exported(paths: Sequence[Path], out: Path) -> dict[str, Any]:
+    """Average the weights of exported classifiers (ONNX graphs of one network) into ``out``.
+
+    The export folds each BatchNorm into its convolution, so this is the mean of the
+    folded weights: for runs fine-tuned from one network (a run and the network it started
+    from, say) it is a point on the line between them in weight space, and reads as such
+    a soup does (model card). No torch is needed, and a committed model whose checkpoint
+    is gone can take part. Every graph must have the same layers in the same order, and
+    the manifests beside them the same classes and crop size. Returns the ingredients'
+    record (path, sha256, the manifest's entry) and the first one's entry.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    if len(paths) < 2:
+        raise ValueError("give two or more exported classifiers to average")
+    specs = [exported_spec(Path(p)) for p in paths]
+    models = [onnx.load(str(p)) for p in paths]
+
+    def layout(model: Any) -> tuple[Any, ...]:
+        graph = model.graph
+        return ([(n.op_type, tuple(n.input), tuple(n.output)) for n in graph.node],
+                [(t.name, tuple(t.dims), t.data_type) for t in graph.initializer])
+
+    def classes(spec: Mapping[str, Any]) -> tuple[Any, ...]:
+        return tuple(spec["faces"]), tuple(spec.get("colours") or ()), int(spec["size"])
+
+    for path, model, spec in zip(paths[1:], models[1:], specs[1:]):
+        if layout(model) != layout(models[0]) or classes(spec) != classes(specs[0]):
+            raise ValueError(f"{path} is another network than {paths[0]} (layers, classes or crop size differ): "
+                             "only runs of one network can be averaged")
+    rest = [{t.name: numpy_helper.to_array(t) for t in m.graph.initializer} for m in models[1:]]
+    soup = models[0]
+    for tensor in soup.graph.initializer:
+        first = numpy_helper.to_array(tensor)
+        if first.dtype.kind == "f":
+            mean = (first.astype(np.float64) + sum(r[tensor.name].astype(np.float64) for r in rest)) / len(models)
+            tensor.CopyFrom(numpy_helper.from_array(mean.astype(first.dtype), tensor.name))
+    ingredients = [{"path": str(p), "sha256": sha256_of(Path(p)), "manifest_entry": spec}
+                   for p, spec in zip(paths, specs)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(soup, str(out))
+    return {"averaged_from": ingredients, "spec": specs[0]}
+
+
 def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
     """A trainable checkpoint rebuilt from a classifier exported by :func:`export_classifier`,
     so a run can continue from the committed model when its checkpoint is gone.
@@ -721,17 +784,7 @@ def checkpoint_from_onnx(path: Path, calibration: np.ndarray) -> dict[str, Any]:
     import torch
     from onnx import numpy_helper
 
-    from vision.read.manifest import CARD_MANIFEST_NAME, MANIFEST_NAME
-
-    docs = [path.parent / name for name in (MANIFEST_NAME, CARD_MANIFEST_NAME)]
-    manifests = [json.loads(doc.read_text(encoding="utf-8")) for doc in docs if doc.is_file()]
-    entries = [m[key] for m in manifests for key in ("classifier", "second_opinion", "body")
-               if isinstance(m.get(key), dict)]
-    entries += [e for m in manifests for e in m.get("specialists") or [] if isinstance(e, dict)]
-    spec = next((e for e in entries if e["file"] == path.name), None)
-    if spec is None:
-        raise ValueError(f"no {MANIFEST_NAME} or {CARD_MANIFEST_NAME} beside {path} names it as its classifier, "
-                         "its second opinion, one of its specialists or its card body classifier")
+    spec = exported_spec(path)
     graph = onnx.load(str(path)).graph
     weights = {t.name: numpy_helper.to_array(t).copy() for t in graph.initializer}
     folded = [(weights[n.input[1]], weights[n.input[2]]) for n in graph.node if n.op_type == "Conv"]

@@ -21,7 +21,9 @@ and recorded in the dice manifest beside any others (one per group of faces); th
 reader has no specialists, so ``--cards --stage specialist`` is refused. Training
 runs live under ``runs/`` and resume from their last checkpoint. ``--average`` trains
 nothing: the classifier becomes the mean of the weights of runs fine-tuned from one
-checkpoint (written to ``runs/classifier-average/best.pt``). ``--cards --stage body`` trains
+checkpoint (written to ``runs/classifier-average/best.pt``), or of exported classifiers
+(``.onnx`` files named by the manifest beside them, such as a run's and the committed
+model it started from). ``--cards --stage body`` trains
 the classifier of whole card bodies (:mod:`vision.read.card_body`) on the face-up cards of the
 ``--synth`` sets' ``scenes.jsonl``, written to ``models/card-body.onnx`` and named under
 ``body`` in ``card-reader.json``. The real-tray ``test`` split is never read here.
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import platform
 import shutil
@@ -254,7 +257,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "Ultralytics' own); a fine-tune of N epochs or fewer sees no mosaic, 0 keeps it on")
     parser.add_argument("--average", type=Path, action="append", default=[], metavar="PT",
                         help="with --stage classifier: train nothing, average these classifier checkpoints' "
-                             "weights (runs fine-tuned from one checkpoint) and export that; give it 2+ times")
+                             "weights (runs fine-tuned from one checkpoint) and export that; or these exported "
+                             "classifiers' (.onnx, each named by the manifest beside it); give it 2+ times")
 
 
 def log(msg: str) -> None:
@@ -735,6 +739,12 @@ def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict
     missing = [str(p) for p in args.average if not p.is_file()]
     if missing:
         raise SystemExit(f"tableref train: no such checkpoint: {', '.join(missing)}")
+    exported = [p.suffix == ".onnx" for p in args.average]
+    if any(exported):
+        if not all(exported):
+            raise SystemExit("tableref train: --average takes checkpoints (.pt) or exported classifiers (.onnx), "
+                             "not both")
+        return run_average_exported(args, training)
     run_dir = args.runs / (("card-classifier" if target.kind == "card" else "classifier") + "-average")
     try:
         record = tc.average_checkpoints(args.average, run_dir / "best.pt")
@@ -753,12 +763,66 @@ def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict
                           turns=target.turns)
     previous = dict(training.get("classifier", {}))
     earlier = previous.pop("previous_runs", [])
+    heads = "rank + suit heads" if target.kind == "card" else "face + colour heads"
+    network = tc.architecture_of(first["config"].get("arch", "residual"), first["config"].get("width", 1.0), heads)
     section = {
         "architecture": f"the mean of {len(args.average)} runs' weights (a uniform model soup) of one network: "
-                        f"3x3 stem + 3 residual blocks, {'rank + suit' if target.kind == 'card' else 'face + colour'} heads, "
-                        f"at {size} px crops",
+                        f"{network}, at {size} px crops",
         "averaged_from": record["averaged_from"],
         "export": export,
+        "previous_runs": ([previous] if previous else []) + list(earlier),
+    }
+    return spec, section
+
+
+def _classifier_record(path: Path, manifest_name: str) -> dict[str, Any] | None:
+    """The training record's classifier entry beside an exported classifier, when the
+    manifest there names ``path`` as its classifier (None otherwise, or where there is none)."""
+    manifest = path.parent / manifest_name
+    try:
+        named = json.loads(manifest.read_text(encoding="utf-8")).get("classifier", {}).get("file")
+        entry = load_training_record(manifest).get("classifier") if named == path.name else None
+    except (OSError, ValueError, AttributeError, ManifestError):
+        return None
+    return dict(entry) if isinstance(entry, dict) else None
+
+
+def run_average_exported(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict[str, Any]]:
+    """:func:`run_average` for exported classifiers: the mean of their ONNX graphs' weights
+    (:func:`vision.train.classifier.average_exported`), written as ``--out``'s classifier at
+    their own crop size. Checked before anything is written."""
+    from vision.train import classifier as tc
+
+    target = target_of(args)
+    try:
+        first = tc.exported_spec(args.average[0])
+    except (ValueError, OSError) as exc:
+        raise SystemExit(f"tableref train: {exc}") from None
+    if tuple(first["faces"]) not in (tuple(target.faces), (*target.faces, NOT_AN_INDEX)):
+        raise SystemExit(f"tableref train: {args.average[0]} reads {first['faces']}, not the {target.kind} "
+                         f"classifier's classes {list(target.faces)} (and perhaps {NOT_AN_INDEX!r})")
+    size = int(first["size"])
+    if args.crop and args.crop != size:
+        raise SystemExit(f"tableref train: exported classifiers keep their crop size ({size} px); leave out --crop")
+    beside = [_classifier_record(p, target.manifest) for p in args.average]  # read before --out is written
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / target.classifier
+    try:
+        record = tc.average_exported(args.average, onnx_path)
+    except (ValueError, OSError) as exc:
+        raise SystemExit(f"tableref train: {exc}") from None
+    spec = ClassifierSpec(file=onnx_path.name, size=size, expand=float(first.get("expand", 1.25)),
+                          faces=tuple(first["faces"]), colours=tuple(first.get("colours") or ()),
+                          sha256=sha256_of(onnx_path), turns=target.turns)
+    for ingredient, records in zip(record["averaged_from"], beside):
+        if records is not None:  # how the ingredient was trained, as the record beside it says
+            ingredient["training"] = records
+    previous = dict(training.get("classifier", {}))
+    earlier = previous.pop("previous_runs", [])
+    section = {
+        "architecture": f"the mean of {len(args.average)} exported networks' weights (each BatchNorm folded into "
+                        f"its convolution; a uniform model soup) of one network, at {size} px crops",
+        "averaged_from": record["averaged_from"],
         "previous_runs": ([previous] if previous else []) + list(earlier),
     }
     return spec, section
@@ -927,6 +991,6 @@ def run_averaged(args: argparse.Namespace, started: float) -> int:
               "hardware": hardware("cpu"), "session_wall_s": round(time.time() - started, 1)}
     save_training_record(path, updated_record(record, {"classifier": section}, now, common))
     replace(manifest, classifier=spec, created=now).save(path)
-    log(f"wrote {path}: the classifier is the mean of {len(args.average)} checkpoints "
+    log(f"wrote {path}: the classifier is the mean of {len(args.average)} runs' weights "
         f"({time.time() - started:.0f} s)")
     return 0

@@ -779,6 +779,85 @@ def test_averaged_classifier_is_the_mean_of_the_runs_weights(tmp_path):
         run(args)
 
 
+def test_averaged_exported_classifiers_are_the_mean_of_their_graphs_weights(tmp_path):
+    """``tableref train --average A.onnx --average B.onnx``: a committed model whose checkpoint
+    is gone averages with a run that started from it; the soup's every weight is the mean of
+    theirs, it reads as an ONNX classifier, and the manifest and record name both."""
+    torch = pytest.importorskip("torch")
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    import argparse
+
+    from onnx import numpy_helper
+
+    from vision.read.manifest import (ClassifierSpec, DetectorSpec, ReaderManifest, load_training_record,
+                                      save_training_record, sha256_of)
+    from vision.train.classifier import build_model, export_classifier
+    from vision.train.command import add_arguments, run
+
+    def exported(folder: str, seed: int, faces: tuple[str, ...] = DIE_FACES, size: int = 48) -> Path:
+        torch.manual_seed(seed)
+        net = build_model(len(faces), 2, 1.0)
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-1, 1)
+                m.running_var.uniform_(0.5, 2)
+        out = tmp_path / folder
+        out.mkdir()
+        torch.save({"model": net.state_dict(), "faces": list(faces), "colours": ["blue", "red"], "epoch": 1, "best": 0.5,
+                    "config": {"size": size, "expand": 1.25, "width": 1.0}}, out / "best.pt")
+        export_classifier(out / "best.pt", out / "dice-classifier.onnx", size)
+        spec = ClassifierSpec(size=size, faces=faces, colours=("blue", "red"), sha256=sha256_of(out / "dice-classifier.onnx"))
+        ReaderManifest(DetectorSpec(sha256="d" * 64), spec, 0.8).save(out / "dice-reader.json")
+        return out / "dice-classifier.onnx"
+
+    a, b = exported("a", 1), exported("b", 2)
+    models = tmp_path / "models"
+    models.mkdir()
+    ReaderManifest(DetectorSpec(sha256="d" * 64), ClassifierSpec(), 0.8).save(models / "dice-reader.json")
+    save_training_record(models / "dice-reader.json", {"classifier": {"epochs": 4}, "threshold": {"value": 0.8}})
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--stage", "classifier", "--average", str(a), "--average", str(b),
+                              "--out", str(models), "--runs", str(tmp_path / "runs")])
+    assert run(args) == 0
+
+    def weights(path: Path) -> dict[str, np.ndarray]:
+        return {t.name: numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer}
+
+    wa, wb, soup = weights(a), weights(b), weights(models / "dice-classifier.onnx")
+    assert soup.keys() == wa.keys()
+    floats = [k for k, v in soup.items() if v.dtype.kind == "f"]
+    assert floats and any(not np.array_equal(wa[k], wb[k]) for k in floats)
+    for k in floats:
+        np.testing.assert_allclose(soup[k], (wa[k].astype(np.float64) + wb[k]) / 2, rtol=1e-6, atol=1e-7)
+    crops = np.random.default_rng(0).random((3, 3, 48, 48), np.float32)
+    session = ort.InferenceSession(str(models / "dice-classifier.onnx"), providers=["CPUExecutionProvider"])
+    faces_p = session.run(None, {session.get_inputs()[0].name: crops})[0]
+    assert faces_p.shape == (3, len(DIE_FACES)) and np.allclose(faces_p.sum(axis=1), 1, atol=1e-4)
+    m = ReaderManifest.load(models / "dice-reader.json")
+    assert m.classifier.size == 48 and m.classifier.colours == ("blue", "red") and m.threshold == 0.8
+    assert m.classifier.sha256 == sha256_of(models / "dice-classifier.onnx")
+    record = load_training_record(models / "dice-reader.json")["classifier"]
+    assert [r["sha256"] for r in record["averaged_from"]] == [sha256_of(a), sha256_of(b)]
+    assert record["previous_runs"] == [{"epochs": 4}] and "BatchNorm folded" in record["architecture"]
+    assert "training" not in record["averaged_from"][0]  # no training record beside a
+    save_training_record(tmp_path / "b" / "dice-reader.json", {"classifier": {"epochs": 3, "run": "B"}})
+    assert run(args) == 0  # b's record beside it rides along with its ingredient
+    assert load_training_record(models / "dice-reader.json")["classifier"]["averaged_from"][1]["training"]["run"] == "B"
+
+    before = (models / "dice-classifier.onnx").read_bytes()
+    pt = tmp_path / "a" / "best.pt"
+    for given, refusal in (([a, pt], "not both"), ([a], "two or more"),
+                           ([a, exported("c", 3, faces=DIE_FACES[:6])], "another network"),
+                           ([a, exported("d", 4, size=56)], "another network")):
+        args = parser.parse_args(["--stage", "classifier", *[x for p in given for x in ("--average", str(p))],
+                                  "--out", str(models), "--runs", str(tmp_path / "runs")])
+        with pytest.raises(SystemExit, match=refusal):
+            run(args)
+    assert (models / "dice-classifier.onnx").read_bytes() == before  # refused before anything is written
+
+
 def test_detector_trains_in_float32_so_no_mixed_precision_check_goes_online(tmp_path, monkeypatch):
     import sys
     import types
