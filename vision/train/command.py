@@ -44,7 +44,7 @@ import sys
 import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vision.evaluate import legibility
@@ -729,6 +729,20 @@ def mine_negatives(args: argparse.Namespace, items) -> tuple[dict[Path, Any], di
     return mined, record
 
 
+def reads_target_classes(faces: Sequence[str], target: Any) -> bool:
+    """Whether a classifier reading ``faces`` is ``target``'s (with or without ``none``, the
+    class runs trained with ``--cls-negatives`` add), so it may be averaged into it."""
+    return tuple(faces) in (tuple(target.faces), (*target.faces, NOT_AN_INDEX))
+
+
+def previous_runs(training: Mapping[str, Any]) -> list[Any]:
+    """The classifier entries a new soup's record keeps: the classifier it replaces, then
+    the runs that one kept."""
+    previous = dict(training.get("classifier", {}))
+    earlier = previous.pop("previous_runs", [])
+    return ([previous] if previous else []) + list(earlier)
+
+
 def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict[str, Any]]:
     """The classifier as the mean of the weights of ``--average`` checkpoints, exported at
     ``--crop`` (default: the first checkpoint's crop size). The ``training`` record's
@@ -750,7 +764,7 @@ def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict
         record = tc.average_checkpoints(args.average, run_dir / "best.pt")
     except ValueError as exc:
         raise SystemExit(f"tableref train: {exc}") from None
-    if tuple(record["faces"]) not in (tuple(target.faces), (*target.faces, NOT_AN_INDEX)):  # "none": --cls-negatives runs
+    if not reads_target_classes(record["faces"], target):
         raise SystemExit(f"tableref train: the checkpoints read {record['faces']}, not the {target.kind} "
                          f"classifier's classes {list(target.faces)} (and perhaps {NOT_AN_INDEX!r})")
     first = record["averaged_from"][0]
@@ -761,8 +775,6 @@ def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict
     spec = ClassifierSpec(file=onnx_path.name, size=size, expand=first["config"].get("expand", 1.25),
                           faces=tuple(record["faces"]), colours=tuple(record["colours"]), sha256=sha256_of(onnx_path),
                           turns=target.turns)
-    previous = dict(training.get("classifier", {}))
-    earlier = previous.pop("previous_runs", [])
     heads = "rank + suit heads" if target.kind == "card" else "face + colour heads"
     network = tc.architecture_of(first["config"].get("arch", "residual"), first["config"].get("width", 1.0), heads)
     section = {
@@ -770,7 +782,7 @@ def run_average(args, training: Mapping[str, Any]) -> tuple[ClassifierSpec, dict
                         f"{network}, at {size} px crops",
         "averaged_from": record["averaged_from"],
         "export": export,
-        "previous_runs": ([previous] if previous else []) + list(earlier),
+        "previous_runs": previous_runs(training),
     }
     return spec, section
 
@@ -798,7 +810,7 @@ def run_average_exported(args, training: Mapping[str, Any]) -> tuple[ClassifierS
         first = tc.exported_spec(args.average[0])
     except (ValueError, OSError) as exc:
         raise SystemExit(f"tableref train: {exc}") from None
-    if tuple(first["faces"]) not in (tuple(target.faces), (*target.faces, NOT_AN_INDEX)):
+    if not reads_target_classes(first["faces"], target):
         raise SystemExit(f"tableref train: {args.average[0]} reads {first['faces']}, not the {target.kind} "
                          f"classifier's classes {list(target.faces)} (and perhaps {NOT_AN_INDEX!r})")
     size = int(first["size"])
@@ -817,13 +829,11 @@ def run_average_exported(args, training: Mapping[str, Any]) -> tuple[ClassifierS
     for ingredient, records in zip(record["averaged_from"], beside):
         if records is not None:  # how the ingredient was trained, as the record beside it says
             ingredient["training"] = records
-    previous = dict(training.get("classifier", {}))
-    earlier = previous.pop("previous_runs", [])
     section = {
         "architecture": f"the mean of {len(args.average)} exported networks' weights (each BatchNorm folded into "
                         f"its convolution; a uniform model soup) of one network, at {size} px crops",
         "averaged_from": record["averaged_from"],
-        "previous_runs": ([previous] if previous else []) + list(earlier),
+        "previous_runs": previous_runs(training),
     }
     return spec, section
 
