@@ -1,9 +1,9 @@
-"""``tableref bench``: how fast the runtime reader reads a frame, against Ultralytics' predict.
+"""``tableref bench``: how fast the runtime reader reads a frame, against its detector in PyTorch.
 
 For each frame size (640x480 and 1280x720 by default) it times the whole dice reader
 (letterbox, detector, crops, classifier, NMS and all) on every installed backend, and,
-when Ultralytics is importable and ``models/dice-detector.pt`` exists, the same detector
-weights through Ultralytics' PyTorch ``predict`` in the same process, with the ratio.
+when torch is importable and ``models/dice-detector.pt`` exists, the same detector
+weights in PyTorch in the same process (Ultralytics' ``predict`` for a YOLOv8 detector), with the ratio.
 Frames are cut from real photos (the dice-tray test images by default). The reader line
 reads the frame as a live frame is read; the photo line as ``tableref read`` reads a photo
 (the detector's extra passes, the second opinion, the specialist's three crops).
@@ -172,22 +172,52 @@ def card_table_frames(count: int, width: int = 1280, height: int = 720, dice: in
     return frames
 
 
-def ultralytics_predictor(weights: Path, imgsz: int, conf: float, iou: float, threads: int) -> Callable[[np.ndarray], Any] | None:
-    if importlib.util.find_spec("ultralytics") is None or not weights.is_file():
+def pytorch_predictor(weights: Path, imgsz: int, conf: float, iou: float, threads: int
+                      ) -> tuple[str, Callable[[np.ndarray], Any]] | None:
+    """The detector's own weights (``dice-detector.pt``) run by the framework they were trained
+    in, and its name: a YOLOv8 detector through Ultralytics' ``predict``; the EfficientNet-Lite0
+    one (:mod:`vision.train.lite_detector`) through PyTorch, letterboxed, thresholded and put
+    through NMS as the reader does. None without torch (and Ultralytics) or the weights."""
+    if importlib.util.find_spec("torch") is None or not weights.is_file():
+        return None
+    import torch
+
+    from vision.train import lite_detector as ld
+
+    torch.set_num_threads(threads)
+    try:
+        det = ld.build(pretrained=False)
+        det.load_state_dict(ld.load_checkpoint(weights)["model"])
+    except ValueError:
+        det = None  # not a Lite detector: a YOLOv8 one, Ultralytics' to run
+    if det is not None:
+        from vision.read.boxes import letterbox, nms, xywh_to_xyxy
+
+        net = ld.exported(det.eval())
+
+        def forward(frame: np.ndarray) -> Any:
+            lb = letterbox(frame, imgsz, 32)
+            x = torch.from_numpy(np.ascontiguousarray(lb.image[..., ::-1].transpose(2, 0, 1))).float().div_(255)[None]
+            with torch.no_grad():
+                out = net(x)[0].numpy().T
+            keep = out[:, 4] >= conf
+            boxes, scores = xywh_to_xyxy(out[keep, :4]), out[keep, 4]
+            return lb.to_original(boxes[nms(boxes, scores, iou, 100)])
+
+        return "PyTorch", forward
+    if importlib.util.find_spec("ultralytics") is None:
         return None
     from vision.train.detector import setup_ultralytics
 
     setup_ultralytics(REPO / "runs" / "ultralytics-config")  # offline, settings kept out of ~/.config
-    import torch
     from ultralytics import YOLO
 
-    torch.set_num_threads(threads)
     model = YOLO(str(weights))
 
     def predict(frame: np.ndarray) -> Any:
         return model.predict(frame, imgsz=imgsz, conf=conf, iou=iou, device="cpu", verbose=False)
 
-    return predict
+    return "Ultralytics", predict
 
 
 def run(args: argparse.Namespace) -> int:
@@ -215,12 +245,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"tableref bench: --profile {args.profile}: {exc}", file=sys.stderr)
             return 2
     det, knobs = some.manifest.detector, some.policy.dice_detector
-    ultra = None
+    in_torch = None
     if not args.no_ultralytics:
         weights = (args.models or DEFAULT_MODEL_DIR) / "dice-detector.pt"
-        ultra = ultralytics_predictor(weights, det.imgsz, knobs.conf, knobs.iou, args.threads)
-        if ultra is None:
-            print(f"(no Ultralytics comparison: needs the ultralytics package and {weights})")
+        found = pytorch_predictor(weights, det.imgsz, knobs.conf, knobs.iou, args.threads)
+        if found is None:
+            print(f"(no PyTorch comparison: needs torch, Ultralytics for a YOLOv8 detector, and {weights})")
+        else:
+            framework, in_torch = found
+            results["pytorch_framework"] = framework
 
     for width, height in SIZES:
         frames = load_frames(args.images, args.frames, (width, height))
@@ -247,12 +280,12 @@ def run(args: argparse.Namespace) -> int:
             if reader.second_opinion is not None:
                 fns[b + "_photo_no_second_opinion"] = \
                     reader.without_cards().without_second_opinion().in_mode(Mode.PHOTO).read
-        if ultra is not None:
-            fns["ultralytics_predict"] = ultra
+        if in_torch is not None:
+            fns["pytorch_predict"] = in_torch
         row.update(timed(fns, frames, args.runs, args.warmup))
-        if ultra is not None:
-            base = row["ultralytics_predict"]["median_ms"]
-            row["speedup_vs_ultralytics"] = {
+        if in_torch is not None:
+            base = row["pytorch_predict"]["median_ms"]
+            row["speedup_vs_pytorch"] = {
                 b: {"read": base / row[b]["median_ms"], "detector": base / row[b + "_detector_only"]["median_ms"]}
                 for b in readers
             }
@@ -262,9 +295,9 @@ def run(args: argparse.Namespace) -> int:
             r, d, c = row[b], row[b + "_detector_only"], row[b + f"_classifier_{args.crops}_crops"]
             line = (f"  reader/{b:<17} median {r['median_ms']:6.1f} ms  p90 {r['p90_ms']:6.1f} ms"
                     f"   (detector alone {d['median_ms']:.1f} ms, classifier on {args.crops} dice {c['median_ms']:.1f} ms)")
-            if ultra is not None:
-                sp = row["speedup_vs_ultralytics"][b]
-                line += f"   speed vs Ultralytics: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
+            if in_torch is not None:
+                sp = row["speedup_vs_pytorch"][b]
+                line += f"   speed vs {framework}: read {sp['read']:.2f}x, detector {sp['detector']:.2f}x"
             print(line)
             again = row[b + "_photo"]
             print(f"  reader/{b:<17} median {again['median_ms']:6.1f} ms  p90 {again['p90_ms']:6.1f} ms   "
@@ -287,9 +320,10 @@ def run(args: argparse.Namespace) -> int:
             if b + "_with_cards" in row:
                 w = row[b + "_with_cards"]
                 print(f"  reader/{b:<17} median {w['median_ms']:6.1f} ms  p90 {w['p90_ms']:6.1f} ms   (the same frames, card stages on)")
-        if ultra is not None:
-            u = row["ultralytics_predict"]
-            print(f"  ultralytics predict       median {u['median_ms']:6.1f} ms  p90 {u['p90_ms']:6.1f} ms   (detector only, PyTorch)")
+        if in_torch is not None:
+            u = row["pytorch_predict"]
+            print(f"  {framework + ' predict':<25} median {u['median_ms']:6.1f} ms  p90 {u['p90_ms']:6.1f} ms   "
+                  f"(the detector's own weights in PyTorch)")
     frames = card_table_frames(args.frames, 640, 480, dice=15, cards=0)
     row = {"frames": len(frames), "dice": 15}
     fns = {}

