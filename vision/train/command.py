@@ -471,10 +471,7 @@ def run_detector(
     if not resuming:
         if (run_dir / "train").exists():
             shutil.rmtree(run_dir / "train")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        cameras = {"real": args.real_cameras} if getattr(args, "real_cameras", 0) else None
-        counts = td.write_dataset_view(items, run_dir / "data", log, kind=target.kind, other_cameras=cameras,
-                                       seed=args.seed)
+        counts = write_detector_view(args, items, run_dir)
     result = td.train_detector(cfg, run_dir / "data" / "data.yaml", run_dir, resuming, log)
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / target.detector
@@ -492,12 +489,22 @@ def run_detector(
     return spec, meta
 
 
+def write_detector_view(args, items, run_dir: Path) -> dict[str, Any]:
+    """The detector's training data as ``run_dir/data`` (:func:`vision.train.detector.write_dataset_view`),
+    the real photos also through ``--real-cameras`` cameras; its counts."""
+    from vision.train import detector as td
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cameras = {"real": args.real_cameras} if getattr(args, "real_cameras", 0) else None
+    return td.write_dataset_view(items, run_dir / "data", log, kind=target_of(args).kind, other_cameras=cameras,
+                                 seed=args.seed)
+
+
 def run_lite_detector(
     args, items, torch_device: str, run_dir: Path, previous: DetectorSpec | None
 ) -> tuple[DetectorSpec, dict[str, Any]]:
     """:func:`run_detector` for ``--det-arch efficientnet-lite0``: the same data view, trained
     by :mod:`vision.train.lite_detector`, its checkpoint kept beside the ONNX as the detector's ``.pt``."""
-    from vision.train import detector as td
     from vision.train import lite_detector as ld
 
     target = target_of(args)
@@ -507,15 +514,12 @@ def run_lite_detector(
                                 init=str(args.init) if args.init else None,
                                 **({"zoom": args.det_zoom} if args.det_zoom else {}))
     resuming = args.resume and (run_dir / "last.pt").is_file()
-    view = run_dir / "data"
     counts = None
     if not resuming:
         if (run_dir / "last.pt").exists():
             (run_dir / "last.pt").unlink()
-        run_dir.mkdir(parents=True, exist_ok=True)
-        cameras = {"real": args.real_cameras} if getattr(args, "real_cameras", 0) else None
-        counts = td.write_dataset_view(items, view, log, kind=target.kind, other_cameras=cameras, seed=args.seed)
-    result = ld.train_lite_detector(cfg, view, run_dir, resuming, log)
+        counts = write_detector_view(args, items, run_dir)
+    result = ld.train_lite_detector(cfg, run_dir / "data", run_dir, resuming, log)
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / target.detector
     exported = ld.export_lite_detector(Path(result["best"]), onnx_path)

@@ -429,7 +429,7 @@ def detections(det, image: np.ndarray, imgsz: int, threshold: float = 0.25) -> t
 def validate(det, view: Path, imgsz: int) -> dict[str, Any]:
     """Recall and precision at IoU 0.5 on the view's validation images, at scores 0.25 and 0.5
     (the reader's box and sure-box thresholds)."""
-    from vision.read.boxes import iou_matrix
+    from vision.read.boxes import greedy_match
 
     found = {0.25: [0, 0], 0.5: [0, 0]}
     total = 0
@@ -441,18 +441,9 @@ def validate(det, view: Path, imgsz: int) -> dict[str, Any]:
         boxes, scores = detections(det, image, imgsz)
         total += len(truth)
         for t, counts in found.items():
-            b = boxes[scores >= t]
-            counts[1] += len(b)
-            if len(b) and len(truth):
-                iou = iou_matrix(truth, b)
-                matched = 0
-                used: set[int] = set()
-                for i in np.argsort(-iou.max(1)):
-                    j = next((j for j in np.argsort(-iou[i]) if iou[i, j] >= 0.5 and j not in used), None)
-                    if j is not None:
-                        used.add(int(j))
-                        matched += 1
-                counts[0] += matched
+            kept = boxes[scores >= t]
+            counts[0] += len(greedy_match(truth, kept)) if len(truth) and len(kept) else 0
+            counts[1] += len(kept)
     return {f"at_{t}": {"recall": round(m / max(1, total), 4), "precision": round(m / max(1, n), 4)}
             for t, (m, n) in found.items()} | {"dice": total}
 
