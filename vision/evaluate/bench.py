@@ -186,23 +186,19 @@ def pytorch_predictor(weights: Path, imgsz: int, conf: float, iou: float, thread
 
     torch.set_num_threads(threads)
     try:
-        det = ld.build(pretrained=False)
-        det.load_state_dict(ld.load_checkpoint(weights)["model"])
+        checkpoint = ld.load_checkpoint(weights)
     except ValueError:
-        det = None  # not a Lite detector: a YOLOv8 one, Ultralytics' to run
-    if det is not None:
-        from vision.read.boxes import letterbox, nms, xywh_to_xyxy
+        checkpoint = None  # not a Lite detector: a YOLOv8 one, Ultralytics' to run
+    if checkpoint is not None:
+        from vision.read.boxes import nms
 
+        det = ld.build(pretrained=False)
+        det.load_state_dict(checkpoint["model"])
         net = ld.exported(det.eval())
 
         def forward(frame: np.ndarray) -> Any:
-            lb = letterbox(frame, imgsz, 32)
-            x = torch.from_numpy(np.ascontiguousarray(lb.image[..., ::-1].transpose(2, 0, 1))).float().div_(255)[None]
-            with torch.no_grad():
-                out = net(x)[0].numpy().T
-            keep = out[:, 4] >= conf
-            boxes, scores = xywh_to_xyxy(out[keep, :4]), out[keep, 4]
-            return lb.to_original(boxes[nms(boxes, scores, iou, 100)])
+            boxes, scores = ld.detections(net, frame, imgsz, conf)
+            return boxes[nms(boxes, scores, iou, 100)]
 
         return "PyTorch", forward
     if importlib.util.find_spec("ultralytics") is None:

@@ -411,9 +411,9 @@ def train_lite_detector(cfg: LiteDetectorConfig, view: Path, run_dir: Path, resu
             "validation": validate(det, view, cfg.imgsz)}
 
 
-def detections(det, image: np.ndarray, imgsz: int, threshold: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
-    """Boxes (x0 y0 x1 y1 in ``image``'s pixels) and scores of the peaks over ``threshold``,
-    ``image`` letterboxed to ``imgsz`` as the reader does."""
+def detections(net, image: np.ndarray, imgsz: int, threshold: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes (x0 y0 x1 y1 in ``image``'s pixels) and scores of the peaks over ``threshold`` that
+    ``net`` (:func:`exported`) finds in ``image`` letterboxed to ``imgsz`` as the reader does."""
     import torch
 
     from vision.read.boxes import letterbox, xywh_to_xyxy
@@ -421,7 +421,7 @@ def detections(det, image: np.ndarray, imgsz: int, threshold: float = 0.25) -> t
     lb = letterbox(image, imgsz, 32)
     x = torch.from_numpy(lb.image[..., ::-1].transpose(2, 0, 1).copy()).float().div_(255)[None]
     with torch.no_grad():
-        out = exported(det)(x)[0].numpy().T
+        out = net(x)[0].numpy().T
     keep = out[:, 4] >= threshold
     return lb.to_original(xywh_to_xyxy(out[keep, :4])), out[keep, 4]
 
@@ -431,6 +431,7 @@ def validate(det, view: Path, imgsz: int) -> dict[str, Any]:
     (the reader's box and sure-box thresholds)."""
     from vision.read.boxes import greedy_match
 
+    net = exported(det)
     found = {0.25: [0, 0], 0.5: [0, 0]}
     total = 0
     for path in sorted((view / "images" / "val").iterdir()):
@@ -438,7 +439,7 @@ def validate(det, view: Path, imgsz: int) -> dict[str, Any]:
         if image is None:
             continue
         truth = yolo_boxes(view / "labels" / "val" / (path.stem + ".txt"), image.shape[1], image.shape[0])
-        boxes, scores = detections(det, image, imgsz)
+        boxes, scores = detections(net, image, imgsz)
         total += len(truth)
         for t, counts in found.items():
             kept = boxes[scores >= t]
